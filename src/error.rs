@@ -1,0 +1,75 @@
+//! The crate's one error type.
+
+/// Everything that can go wrong in wgmerge. No public function panics on bad input; it returns
+/// one of these.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No adapter matched the request (no GPU, no software driver such as Mesa's lavapipe).
+    #[error("no GPU adapter found: {0}")]
+    NoAdapter(String),
+    /// The adapter refused the device request.
+    #[error("could not open the GPU device: {0}")]
+    RequestDevice(String),
+    /// An input or output is longer than this device's limits allow.
+    #[error("{what} needs {len} elements but this device allows at most {max}")]
+    TooLarge {
+        /// Which input or output.
+        what: &'static str,
+        /// Elements requested.
+        len: usize,
+        /// Elements this device allows.
+        max: usize,
+    },
+    /// Two inputs that must have the same length do not.
+    #[error("{what}: lengths differ ({left} and {right})")]
+    LengthMismatch {
+        /// Which pair of inputs.
+        what: &'static str,
+        /// Length of the first.
+        left: usize,
+        /// Length of the second.
+        right: usize,
+    },
+    /// A caller's buffer is smaller than the elements it must hold.
+    #[error("buffer {buffer} holds {actual} bytes but {needed} are needed")]
+    BufferTooSmall {
+        /// Which buffer.
+        buffer: &'static str,
+        /// Bytes required.
+        needed: u64,
+        /// Bytes the buffer has.
+        actual: u64,
+    },
+    /// A caller's buffer lacks a usage the merge needs.
+    #[error("buffer {buffer} lacks usage {needed:?}")]
+    MissingUsage {
+        /// Which buffer.
+        buffer: &'static str,
+        /// Usages the buffer must have.
+        needed: wgpu::BufferUsages,
+    },
+    /// An option is out of range for the algorithm or this device.
+    #[error("invalid option: {0}")]
+    InvalidOptions(String),
+    /// The GPU ran out of memory.
+    #[error("GPU out of memory: {0}")]
+    OutOfMemory(String),
+    /// wgpu rejected a command (a bug in wgmerge or a buffer it was given).
+    #[error("GPU validation error: {0}")]
+    Validation(String),
+    /// The device was lost (driver reset, GPU removed) or a wgpu internal error occurred.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+}
+
+impl Error {
+    /// Turns an error caught by a wgpu error scope into ours.
+    pub(crate) fn from_wgpu(error: wgpu::Error) -> Self {
+        match error {
+            wgpu::Error::OutOfMemory { source } => Error::OutOfMemory(source.to_string()),
+            wgpu::Error::Validation { description, .. } => Error::Validation(description),
+            wgpu::Error::Internal { description, .. } => Error::DeviceLost(description),
+        }
+    }
+}

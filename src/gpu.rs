@@ -1,0 +1,242 @@
+//! The GPU context: device and queue, the pipelines built so far, and the plumbing every
+//! operation shares (error scopes, readback, dispatch shape).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::shader::{Kernel, PipelineConfig};
+use crate::Error;
+
+/// A GPU that wgmerge runs on: a wgpu device and queue plus the compute pipelines built for it.
+///
+/// Pipelines are created on first use for each (kernel, configuration) and reused afterwards.
+/// `Gpu` is `Send + Sync` on native targets; share one across threads.
+pub struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    adapter_info: wgpu::AdapterInfo,
+    /// Why the device was lost, when wgmerge created the device and so owns its lost callback.
+    lost: Arc<OnceLock<String>>,
+    merge_layout: wgpu::BindGroupLayout,
+    merge_pipeline_layout: wgpu::PipelineLayout,
+    modules: Mutex<HashMap<Kernel, wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<(Kernel, PipelineConfig), wgpu::ComputePipeline>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("adapter", &self.adapter_info).finish_non_exhaustive()
+    }
+}
+
+impl Gpu {
+    /// Opens the default high-performance adapter, blocking until it is ready.
+    ///
+    /// wgpu's environment variables choose another: `WGPU_BACKEND` (e.g. `vulkan`, `gl`),
+    /// `WGPU_ADAPTER_NAME`, `WGPU_POWER_PREF`. Returns [`Error::NoAdapter`] when there is none.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new() -> Result<Self, Error> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// Opens the default high-performance adapter (see [`Gpu::new`]); for targets that cannot
+    /// block, such as the web.
+    pub async fn new_async() -> Result<Self, Error> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = if std::env::var_os("WGPU_ADAPTER_NAME").is_some() {
+            wgpu::util::initialize_adapter_from_env(&instance, None).await
+        } else {
+            instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::from_env()
+                        .unwrap_or(wgpu::PowerPreference::HighPerformance),
+                    ..Default::default()
+                })
+                .await
+        }
+        .map_err(|e| Error::NoAdapter(e.to_string()))?;
+
+        // Ask for everything the adapter offers: large inputs need its real binding limits.
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("wgmerge"),
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        let gpu = Self::from_device(device, queue);
+        let lost = gpu.lost.clone();
+        gpu.device.set_device_lost_callback(move |reason, message| {
+            let _ = lost.set(format!("{reason:?}: {message}"));
+        });
+        Ok(gpu)
+    }
+
+    /// Runs wgmerge on a device the application already has. wgmerge leaves the device's
+    /// callbacks alone; device loss shows up as [`Error::DeviceLost`] from the next operation.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Self {
+        let adapter_info = device.adapter_info();
+        let merge_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("wgmerge merge"),
+            entries: &crate::merge::BINDINGS.map(|(binding, ty)| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }),
+        });
+        let merge_pipeline_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("wgmerge merge"),
+                bind_group_layouts: &[Some(&merge_layout)],
+                immediate_size: 0,
+            });
+        Self {
+            device,
+            queue,
+            adapter_info,
+            lost: Arc::new(OnceLock::new()),
+            merge_layout,
+            merge_pipeline_layout,
+            modules: Mutex::default(),
+            pipelines: Mutex::default(),
+        }
+    }
+
+    /// The adapter in use: name, backend, driver.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.adapter_info
+    }
+
+    /// The wgpu device, for creating buffers to pass to the GPU-resident forms.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The wgpu queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The device's limits, which bound input lengths and configurations.
+    pub fn limits(&self) -> wgpu::Limits {
+        self.device.limits()
+    }
+
+    pub(crate) fn merge_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.merge_layout
+    }
+
+    pub(crate) fn check_lost(&self) -> Result<(), Error> {
+        match self.lost.get() {
+            Some(reason) => Err(Error::DeviceLost(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// The pipeline for `kernel` in `config`, built on first use.
+    pub(crate) fn pipeline(&self, kernel: Kernel, config: PipelineConfig) -> wgpu::ComputePipeline {
+        let mut pipelines = self.pipelines.lock().unwrap_or_else(|e| e.into_inner());
+        pipelines
+            .entry((kernel, config))
+            .or_insert_with(|| {
+                let module = self.module(kernel);
+                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(kernel.entry_point()),
+                    layout: Some(&self.merge_pipeline_layout),
+                    module: &module,
+                    entry_point: Some(kernel.entry_point()),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &config.constants(),
+                        // Every kernel writes workgroup memory before reading it.
+                        zero_initialize_workgroup_memory: false,
+                    },
+                    cache: None,
+                })
+            })
+            .clone()
+    }
+
+    fn module(&self, kernel: Kernel) -> wgpu::ShaderModule {
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        modules
+            .entry(kernel)
+            .or_insert_with(|| {
+                self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(kernel.entry_point()),
+                    source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
+                })
+            })
+            .clone()
+    }
+
+    /// Runs `work` inside error scopes and turns what they catch (out of memory, validation,
+    /// internal) into an [`Error`].
+    pub(crate) async fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T, Error> {
+        self.check_lost()?;
+        let out_of_memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let value = work();
+        // Scopes pop innermost first.
+        let internal = internal.pop();
+        let validation = validation.pop();
+        let out_of_memory = out_of_memory.pop();
+        for caught in [internal.await, validation.await, out_of_memory.await] {
+            if let Some(error) = caught {
+                return Err(Error::from_wgpu(error));
+            }
+        }
+        Ok(value)
+    }
+
+    /// Maps a `MAP_READ` buffer after its copy was submitted and returns its bytes.
+    pub(crate) async fn read_back(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>, Error> {
+        let (sender, receiver) = futures_channel::oneshot::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |result| {
+            let _ = sender.send(result);
+        });
+        // Native backends need polling to make progress; on the web this returns at once and
+        // the browser runs the callback.
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::DeviceLost(e.to_string()))?;
+        let mapped = receiver
+            .await
+            .map_err(|_| Error::DeviceLost("buffer mapping was abandoned".into()))?;
+        mapped.map_err(|e| {
+            self.check_lost().err().unwrap_or_else(|| Error::DeviceLost(e.to_string()))
+        })?;
+        let bytes = staging
+            .get_mapped_range(..)
+            .map_err(|e| Error::Validation(e.to_string()))?
+            .to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+
+    /// Workgroup counts for `groups` workgroups: one dimension while the device allows, folded
+    /// into two beyond that (kernels recombine them with `group_index`).
+    pub(crate) fn dispatch_shape(&self, groups: u32) -> Result<(u32, u32), Error> {
+        let max = self.device.limits().max_compute_workgroups_per_dimension;
+        if groups <= max {
+            return Ok((groups.max(1), 1));
+        }
+        let y = groups.div_ceil(max);
+        if y > max {
+            return Err(Error::TooLarge {
+                what: "workgroups in one dispatch",
+                len: groups as usize,
+                max: max as usize * max as usize,
+            });
+        }
+        Ok((groups.div_ceil(y), y))
+    }
+}

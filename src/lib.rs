@@ -1,0 +1,29 @@
+//! Stable merge of sorted arrays on any GPU through wgpu.
+//!
+//! WGSL compute shaders (under `shaders/`, composed by [`shader`]) do the work; [`Gpu`] owns the
+//! device, caches pipelines and dispatches. [`cpu`] holds the reference every GPU result is
+//! tested against. The algorithms follow the ordered-merge chapter of *Programming Massively
+//! Parallel Processors* (Hwu, Kirk, El Hajj); see [`Algorithm`].
+//!
+//! ```
+//! # fn main() -> Result<(), wgmerge::Error> {
+//! let gpu = wgmerge::Gpu::new()?;
+//! let merged = gpu.merge(&[1, 3, 5, 7], &[2, 3, 4])?;
+//! assert_eq!(merged, [1, 2, 3, 3, 4, 5, 7]);
+//! # Ok(())
+//! # }
+//! ```
+#![warn(missing_docs)]
+
+pub mod cpu;
+mod error;
+mod gpu;
+mod merge;
+pub mod shader;
+
+pub use error::Error;
+pub use gpu::Gpu;
+pub use merge::{
+    Algorithm, MergeBuffers, MergeOptions, MergeScratch, ValueBuffers, MAX_ITEMS_PER_THREAD,
+    MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
+};

@@ -1,0 +1,142 @@
+//! The WGSL sources and the one step that composes them into a kernel's module.
+//!
+//! Kernels share modules: `keys.wgsl` (the key type and its order), `co_rank.wgsl` (co-rank and
+//! the sequential merge, reading through accessors the kernel defines) and `merge_io.wgsl`
+//! (bindings and output). WGSL allows declarations in any order, so composing is concatenation
+//! in the order [`Kernel::modules`] lists: no preprocessor, no templates. Workgroup size, items
+//! per invocation and whether values travel with keys are WGSL override constants, set when a
+//! pipeline is created ([`PipelineConfig::constants`]), so one module serves every
+//! configuration.
+
+/// A WGSL module, by file name and text (included at compile time).
+#[derive(Clone, Copy, Debug)]
+pub struct Module {
+    /// File name under `shaders/`.
+    pub name: &'static str,
+    /// WGSL text.
+    pub source: &'static str,
+}
+
+macro_rules! module {
+    ($file:literal) => {
+        Module {
+            name: $file,
+            source: include_str!(concat!("../shaders/", $file)),
+        }
+    };
+}
+
+const KEYS: Module = module!("keys.wgsl");
+const CO_RANK: Module = module!("co_rank.wgsl");
+const MERGE_IO: Module = module!("merge_io.wgsl");
+const MERGE_BASIC: Module = module!("merge_basic.wgsl");
+const MERGE_TILED: Module = module!("merge_tiled.wgsl");
+const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
+
+/// Every compute kernel the crate dispatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// `merge_basic.wgsl`
+    MergeBasic,
+    /// `merge_tiled.wgsl`
+    MergeTiled,
+    /// `merge_circular.wgsl`
+    MergeCircular,
+}
+
+impl Kernel {
+    /// All kernels, for tests that check every shader.
+    pub const ALL: [Kernel; 3] = [Kernel::MergeBasic, Kernel::MergeTiled, Kernel::MergeCircular];
+
+    /// The modules composed, in order, into this kernel's shader module.
+    pub fn modules(self) -> [Module; 4] {
+        let kernel = match self {
+            Kernel::MergeBasic => MERGE_BASIC,
+            Kernel::MergeTiled => MERGE_TILED,
+            Kernel::MergeCircular => MERGE_CIRCULAR,
+        };
+        [KEYS, CO_RANK, MERGE_IO, kernel]
+    }
+
+    /// The entry point's name.
+    pub fn entry_point(self) -> &'static str {
+        match self {
+            Kernel::MergeBasic => "merge_basic",
+            Kernel::MergeTiled => "merge_tiled",
+            Kernel::MergeCircular => "merge_circular",
+        }
+    }
+
+    /// Whether the kernel keeps two tiles of `workgroup_size * items_per_thread` keys in
+    /// workgroup memory.
+    pub fn uses_tiles(self) -> bool {
+        !matches!(self, Kernel::MergeBasic)
+    }
+
+    /// The composed WGSL source.
+    pub fn source(self) -> String {
+        compose(&self.modules())
+    }
+}
+
+/// Concatenates modules, each headed by a comment naming its file so that compiler messages
+/// can be traced back to it.
+pub fn compose(modules: &[Module]) -> String {
+    let mut out = String::new();
+    for module in modules {
+        out.push_str("// ---- ");
+        out.push_str(module.name);
+        out.push_str(" ----\n");
+        out.push_str(module.source);
+        if !module.source.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The values of a kernel's override constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineConfig {
+    /// `WORKGROUP_SIZE`: invocations per workgroup.
+    pub workgroup_size: u32,
+    /// `ITEMS_PER_THREAD`: outputs each invocation merges per step.
+    pub items_per_thread: u32,
+    /// `WITH_VALUES`: whether a 4-byte value travels with each key.
+    pub with_values: bool,
+}
+
+impl PipelineConfig {
+    /// The override constants as wgpu's pipeline creation (and naga) take them.
+    pub fn constants(&self) -> [(&'static str, f64); 3] {
+        [
+            ("WORKGROUP_SIZE", f64::from(self.workgroup_size)),
+            ("ITEMS_PER_THREAD", f64::from(self.items_per_thread)),
+            ("WITH_VALUES", if self.with_values { 1.0 } else { 0.0 }),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compose_keeps_every_module_in_order() {
+        let source = Kernel::MergeTiled.source();
+        let positions: Vec<usize> = Kernel::MergeTiled
+            .modules()
+            .iter()
+            .map(|m| source.find(m.source).expect("module text present"))
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]));
+        assert!(source.contains("// ---- co_rank.wgsl ----\n"));
+    }
+
+    #[test]
+    fn compose_terminates_each_module() {
+        let a = Module { name: "a", source: "fn a() {}" };
+        let b = Module { name: "b", source: "fn b() {}\n" };
+        assert_eq!(compose(&[a, b]), "// ---- a ----\nfn a() {}\n// ---- b ----\nfn b() {}\n");
+    }
+}
