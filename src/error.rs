@@ -52,6 +52,9 @@ pub enum Error {
     /// An option is out of range for the algorithm or this device.
     #[error("invalid option: {0}")]
     InvalidOptions(String),
+    /// The device cannot run this operation at all (for example, too few storage bindings).
+    #[error("not supported on this device: {0}")]
+    Unsupported(String),
     /// The GPU ran out of memory.
     #[error("GPU out of memory: {0}")]
     OutOfMemory(String),

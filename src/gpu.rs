@@ -7,6 +7,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::shader::{Kernel, PipelineConfig};
 use crate::Error;
 
+/// A bind group layout and the pipeline layout made of it.
+#[derive(Clone, Debug)]
+pub(crate) struct MergeLayout {
+    pub(crate) bind_group: wgpu::BindGroupLayout,
+    pub(crate) pipeline: wgpu::PipelineLayout,
+}
+
 /// A GPU that wgmerge runs on: a wgpu device and queue plus the compute pipelines built for it.
 ///
 /// Pipelines are created on first use for each (kernel, configuration) and reused afterwards.
@@ -17,9 +24,8 @@ pub struct Gpu {
     adapter_info: wgpu::AdapterInfo,
     /// Why the device was lost, when wgmerge created the device and so owns its lost callback.
     lost: Arc<OnceLock<String>>,
-    merge_layout: wgpu::BindGroupLayout,
-    merge_pipeline_layout: wgpu::PipelineLayout,
-    modules: Mutex<HashMap<Kernel, wgpu::ShaderModule>>,
+    /// Merge layouts keyed by whether values are bound, built on first use.
+    merge_layouts: Mutex<HashMap<bool, MergeLayout>>,
     pipelines: Mutex<HashMap<(Kernel, PipelineConfig), wgpu::ComputePipeline>>,
 }
 
@@ -78,34 +84,12 @@ impl Gpu {
     /// Runs wgmerge on a device the application already has. wgmerge leaves the device's
     /// callbacks alone; device loss shows up as [`Error::DeviceLost`] from the next operation.
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Self {
-        let adapter_info = device.adapter_info();
-        let merge_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("wgmerge merge"),
-            entries: &crate::merge::BINDINGS.map(|(binding, ty)| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }),
-        });
-        let merge_pipeline_layout =
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("wgmerge merge"),
-                bind_group_layouts: &[Some(&merge_layout)],
-                immediate_size: 0,
-            });
         Self {
+            adapter_info: device.adapter_info(),
             device,
             queue,
-            adapter_info,
             lost: Arc::new(OnceLock::new()),
-            merge_layout,
-            merge_pipeline_layout,
-            modules: Mutex::default(),
+            merge_layouts: Mutex::default(),
             pipelines: Mutex::default(),
         }
     }
@@ -130,8 +114,34 @@ impl Gpu {
         self.device.limits()
     }
 
-    pub(crate) fn merge_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.merge_layout
+    /// The merge bind group layout with or without value bindings. Callers check the device
+    /// has the storage bindings it needs first ([`crate::merge`] does in its plan).
+    pub(crate) fn merge_layout(&self, with_values: bool) -> MergeLayout {
+        let mut layouts = self.merge_layouts.lock().unwrap_or_else(|e| e.into_inner());
+        layouts
+            .entry(with_values)
+            .or_insert_with(|| {
+                let bindings = crate::merge::bindings(with_values);
+                let bind_group = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("wgmerge merge"),
+                    entries: &bindings
+                        .iter()
+                        .map(|&(binding, ty)| wgpu::BindGroupLayoutEntry {
+                            binding,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+                            count: None,
+                        })
+                        .collect::<Vec<_>>(),
+                });
+                let pipeline = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("wgmerge merge"),
+                    bind_group_layouts: &[Some(&bind_group)],
+                    immediate_size: 0,
+                });
+                MergeLayout { bind_group, pipeline }
+            })
+            .clone()
     }
 
     pub(crate) fn check_lost(&self) -> Result<(), Error> {
@@ -147,10 +157,14 @@ impl Gpu {
         pipelines
             .entry((kernel, config))
             .or_insert_with(|| {
-                let module = self.module(kernel);
+                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(kernel.entry_point()),
+                    source: wgpu::ShaderSource::Wgsl(kernel.source(config.with_values).into()),
+                });
+                let layout = self.merge_layout(config.with_values);
                 self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(kernel.entry_point()),
-                    layout: Some(&self.merge_pipeline_layout),
+                    layout: Some(&layout.pipeline),
                     module: &module,
                     entry_point: Some(kernel.entry_point()),
                     compilation_options: wgpu::PipelineCompilationOptions {
@@ -159,19 +173,6 @@ impl Gpu {
                         zero_initialize_workgroup_memory: false,
                     },
                     cache: None,
-                })
-            })
-            .clone()
-    }
-
-    fn module(&self, kernel: Kernel) -> wgpu::ShaderModule {
-        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-        modules
-            .entry(kernel)
-            .or_insert_with(|| {
-                self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(kernel.entry_point()),
-                    source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
                 })
             })
             .clone()

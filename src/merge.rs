@@ -7,11 +7,12 @@ use wgpu::BufferBindingType;
 use crate::shader::{Kernel, PipelineConfig};
 use crate::{Error, Gpu};
 
-/// The merge kernels' bind group: params, A, B, output keys, then A, B, output values.
-pub(crate) const BINDINGS: [(u32, BufferBindingType); 7] = {
+/// The merge kernels' bindings: params, A, B, output keys, then (with values) A, B and output
+/// values.
+pub(crate) fn bindings(with_values: bool) -> &'static [(u32, BufferBindingType)] {
     const READ: BufferBindingType = BufferBindingType::Storage { read_only: true };
     const WRITE: BufferBindingType = BufferBindingType::Storage { read_only: false };
-    [
+    const ALL: [(u32, BufferBindingType); 7] = [
         (0, BufferBindingType::Uniform),
         (1, READ),
         (2, READ),
@@ -19,8 +20,13 @@ pub(crate) const BINDINGS: [(u32, BufferBindingType); 7] = {
         (4, READ),
         (5, READ),
         (6, WRITE),
-    ]
-};
+    ];
+    if with_values {
+        &ALL
+    } else {
+        &ALL[..4]
+    }
+}
 
 /// Largest `items_per_thread` accepted: beyond it an invocation's sequential merge only adds
 /// latency.
@@ -96,9 +102,8 @@ struct MergeParams {
     _pad: u32,
 }
 
-/// What the merge needs besides its inputs and output: a small uniform buffer of lengths and
-/// placeholders bound where an input is empty or values are absent (two, because one buffer
-/// cannot be bound both read-only and writable in one dispatch). Create it once with
+/// What the merge needs besides its inputs and output: a small uniform buffer of lengths and a
+/// placeholder bound where an input is empty. Create it once with
 /// [`Gpu::create_merge_scratch`] and reuse it.
 ///
 /// Its lengths are written with `Queue::write_buffer`, which takes effect at the next
@@ -107,7 +112,6 @@ struct MergeParams {
 pub struct MergeScratch {
     params: wgpu::Buffer,
     placeholder: wgpu::Buffer,
-    placeholder_out: wgpu::Buffer,
 }
 
 /// The caller's GPU buffers for [`Gpu::encode_merge`]. Keys are `u32`, tightly packed from
@@ -248,18 +252,13 @@ impl Gpu {
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
-            placeholder: self.placeholder_buffer(),
-            placeholder_out: self.placeholder_buffer(),
+            placeholder: self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgmerge placeholder"),
+                size: 4,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            }),
         }
-    }
-
-    fn placeholder_buffer(&self) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgmerge placeholder"),
-            size: 4,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        })
     }
 
     /// Records a merge of GPU-resident buffers into `encoder`; nothing is read back. The merge
@@ -325,6 +324,14 @@ impl Gpu {
             }
         }
 
+        let storage_needed = bindings(with_values).len() as u32 - 1;
+        if limits.max_storage_buffers_per_shader_stage < storage_needed {
+            return Err(Error::Unsupported(format!(
+                "this merge binds {storage_needed} storage buffers; this device allows {}",
+                limits.max_storage_buffers_per_shader_stage
+            )));
+        }
+
         let total = a_len + b_len;
         let binding_max = u64::from(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size) / 4;
         let max_len = MAX_MERGED_LEN.min(usize::try_from(binding_max).unwrap_or(usize::MAX));
@@ -376,23 +383,15 @@ impl Gpu {
         self.queue.write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
         let total = buffers.a_len + buffers.b_len;
         let binding = |buffer, len| bind_keys(buffer, len, &scratch.placeholder);
-        let (a_values, b_values, out_values) = match &buffers.values {
-            Some(v) => (binding(v.a, buffers.a_len), binding(v.b, buffers.b_len), binding(v.out, total)),
-            None => (
-                binding(&scratch.placeholder, 0),
-                binding(&scratch.placeholder, 0),
-                scratch.placeholder_out.as_entire_binding(),
-            ),
-        };
-        let resources = [
+        let mut resources = vec![
             scratch.params.as_entire_binding(),
             binding(buffers.a, buffers.a_len),
             binding(buffers.b, buffers.b_len),
             binding(buffers.out, total),
-            a_values,
-            b_values,
-            out_values,
         ];
+        if let Some(v) = &buffers.values {
+            resources.extend([binding(v.a, buffers.a_len), binding(v.b, buffers.b_len), binding(v.out, total)]);
+        }
         let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
             .into_iter()
             .enumerate()
@@ -400,7 +399,7 @@ impl Gpu {
             .collect();
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgmerge merge"),
-            layout: self.merge_layout(),
+            layout: &self.merge_layout(plan.config.with_values).bind_group,
             entries: &entries,
         });
         let pipeline = self.pipeline(plan.kernel, plan.config);

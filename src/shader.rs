@@ -1,12 +1,12 @@
 //! The WGSL sources and the one step that composes them into a kernel's module.
 //!
 //! Kernels share modules: `keys.wgsl` (the key type and its order), `co_rank.wgsl` (co-rank and
-//! the sequential merge, reading through accessors the kernel defines) and `merge_io.wgsl`
-//! (bindings and output). WGSL allows declarations in any order, so composing is concatenation
-//! in the order [`Kernel::modules`] lists: no preprocessor, no templates. Workgroup size, items
-//! per invocation and whether values travel with keys are WGSL override constants, set when a
-//! pipeline is created ([`PipelineConfig::constants`]), so one module serves every
-//! configuration.
+//! the sequential merge, reading through accessors the kernel defines), `merge_io.wgsl`
+//! (bindings and output) and `values.wgsl` or `no_values.wgsl` (the value bindings, or none, so
+//! that a keys-only kernel needs only three storage buffers). WGSL allows declarations in any
+//! order, so composing is concatenation in the order [`Kernel::modules`] lists: no preprocessor,
+//! no templates. Workgroup size and items per invocation are WGSL override constants, set when a
+//! pipeline is created ([`PipelineConfig::constants`]), so one module serves every size.
 
 /// A WGSL module, by file name and text (included at compile time).
 #[derive(Clone, Copy, Debug)]
@@ -29,6 +29,8 @@ macro_rules! module {
 const KEYS: Module = module!("keys.wgsl");
 const CO_RANK: Module = module!("co_rank.wgsl");
 const MERGE_IO: Module = module!("merge_io.wgsl");
+const VALUES: Module = module!("values.wgsl");
+const NO_VALUES: Module = module!("no_values.wgsl");
 const MERGE_BASIC: Module = module!("merge_basic.wgsl");
 const MERGE_TILED: Module = module!("merge_tiled.wgsl");
 const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
@@ -48,14 +50,15 @@ impl Kernel {
     /// All kernels, for tests that check every shader.
     pub const ALL: [Kernel; 3] = [Kernel::MergeBasic, Kernel::MergeTiled, Kernel::MergeCircular];
 
-    /// The modules composed, in order, into this kernel's shader module.
-    pub fn modules(self) -> [Module; 4] {
+    /// The modules composed, in order, into this kernel's shader module, with or without values.
+    pub fn modules(self, with_values: bool) -> [Module; 5] {
         let kernel = match self {
             Kernel::MergeBasic => MERGE_BASIC,
             Kernel::MergeTiled => MERGE_TILED,
             Kernel::MergeCircular => MERGE_CIRCULAR,
         };
-        [KEYS, CO_RANK, MERGE_IO, kernel]
+        let values = if with_values { VALUES } else { NO_VALUES };
+        [KEYS, CO_RANK, MERGE_IO, values, kernel]
     }
 
     /// The entry point's name.
@@ -74,8 +77,8 @@ impl Kernel {
     }
 
     /// The composed WGSL source.
-    pub fn source(self) -> String {
-        compose(&self.modules())
+    pub fn source(self, with_values: bool) -> String {
+        compose(&self.modules(with_values))
     }
 }
 
@@ -102,17 +105,16 @@ pub struct PipelineConfig {
     pub workgroup_size: u32,
     /// `ITEMS_PER_THREAD`: outputs each invocation merges per step.
     pub items_per_thread: u32,
-    /// `WITH_VALUES`: whether a 4-byte value travels with each key.
+    /// Whether a 4-byte value travels with each key (composes `values.wgsl`).
     pub with_values: bool,
 }
 
 impl PipelineConfig {
     /// The override constants as wgpu's pipeline creation (and naga) take them.
-    pub fn constants(&self) -> [(&'static str, f64); 3] {
+    pub fn constants(&self) -> [(&'static str, f64); 2] {
         [
             ("WORKGROUP_SIZE", f64::from(self.workgroup_size)),
             ("ITEMS_PER_THREAD", f64::from(self.items_per_thread)),
-            ("WITH_VALUES", if self.with_values { 1.0 } else { 0.0 }),
         ]
     }
 }
@@ -123,9 +125,9 @@ mod tests {
 
     #[test]
     fn compose_keeps_every_module_in_order() {
-        let source = Kernel::MergeTiled.source();
+        let source = Kernel::MergeTiled.source(true);
         let positions: Vec<usize> = Kernel::MergeTiled
-            .modules()
+            .modules(true)
             .iter()
             .map(|m| source.find(m.source).expect("module text present"))
             .collect();
