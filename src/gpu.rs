@@ -63,11 +63,14 @@ impl Gpu {
         }
         .map_err(|e| Error::NoAdapter(e.to_string()))?;
 
-        // Ask for everything the adapter offers: large inputs need its real binding limits.
+        // Ask for every limit the adapter offers (large inputs need its real binding limits) and
+        // for timestamps where it has them, so applications and benchmarks can time GPU work.
+        let timestamps =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgmerge"),
-                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                required_features: adapter.features() & timestamps,
                 required_limits: adapter.limits(),
                 ..Default::default()
             })
