@@ -19,13 +19,20 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { log2: vec![22], repeats: 10, algorithms: Algorithm::ALL.to_vec() };
+    let mut args = Args {
+        log2: vec![22],
+        repeats: 10,
+        algorithms: Algorithm::ALL.to_vec(),
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--log2" => {
-                args.log2 = value.split(',').map(|s| s.parse().map_err(|_| format!("bad size {s}"))).collect::<Result<_, _>>()?;
+                args.log2 = value
+                    .split(',')
+                    .map(|s| s.parse().map_err(|_| format!("bad size {s}")))
+                    .collect::<Result<_, _>>()?;
                 if args.log2.iter().any(|&n| n > 30) {
                     return Err("--log2 is at most 30".into());
                 }
@@ -53,10 +60,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = parse_args()?;
     let gpu = Gpu::new()?;
     let info = gpu.adapter_info();
-    println!("adapter: {} ({}, {:?}, driver {} {})", info.name, info.backend, info.device_type, info.driver, info.driver_info);
-    let timer = if gpu.device().features().contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS) { "timestamp queries" } else { "wall clock" };
+    println!(
+        "adapter: {} ({}, {:?}, driver {} {})",
+        info.name, info.backend, info.device_type, info.driver, info.driver_info
+    );
+    let timer = if gpu
+        .device()
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    {
+        "timestamp queries"
+    } else {
+        "wall clock"
+    };
     println!("GPU time: median of {} batches, {timer}", args.repeats);
-    println!("{:>11} {:>15} {:>6} {:>14} {:>10} {:>9} {:>8}", "keys", "algorithm", "check", "end-to-end ms", "GPU ms", "Gkeys/s", "GB/s");
+    println!(
+        "{:>11} {:>15} {:>6} {:>14} {:>10} {:>9} {:>8}",
+        "keys", "algorithm", "check", "end-to-end ms", "GPU ms", "Gkeys/s", "GB/s"
+    );
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(2026);
     let mut all_correct = true;
@@ -70,7 +91,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (a, b) = (half(), half());
         let want = cpu::merge(&a, &b);
         for &algorithm in &args.algorithms {
-            let options = MergeOptions { algorithm, ..Default::default() };
+            let options = MergeOptions {
+                algorithm,
+                ..Default::default()
+            };
             gpu.merge_with(&a, &b, &options)?; // warm-up: builds the pipeline
             let start = Instant::now();
             let got = gpu.merge_with(&a, &b, &options)?;
@@ -98,11 +122,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Median GPU time of one merge of resident buffers.
-fn time_on_gpu(gpu: &Gpu, a: &[u32], b: &[u32], options: &MergeOptions, repeats: usize) -> Result<Duration, Box<dyn std::error::Error>> {
+fn time_on_gpu(
+    gpu: &Gpu,
+    a: &[u32],
+    b: &[u32],
+    options: &MergeOptions,
+    repeats: usize,
+) -> Result<Duration, Box<dyn std::error::Error>> {
     use wgpu::util::DeviceExt;
     let device = gpu.device();
     let upload = |data: &[u32]| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: None, contents: bytemuck::cast_slice(data), usage: wgpu::BufferUsages::STORAGE })
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
     };
     let (a_buffer, b_buffer) = (upload(a), upload(b));
     let out = device.create_buffer(&wgpu::BufferDescriptor {
@@ -112,12 +146,35 @@ fn time_on_gpu(gpu: &Gpu, a: &[u32], b: &[u32], options: &MergeOptions, repeats:
         mapped_at_creation: false,
     });
     let scratch = gpu.create_merge_scratch();
-    let buffers = MergeBuffers { a: &a_buffer, a_len: a.len(), b: &b_buffer, b_len: b.len(), out: &out, values: None };
-    let timestamps = device.features().contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+    let buffers = MergeBuffers {
+        a: &a_buffer,
+        a_len: a.len(),
+        b: &b_buffer,
+        b_len: b.len(),
+        out: &out,
+        values: None,
+    };
+    let timestamps = device
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
     let queries = timestamps.then(|| {
-        let set = device.create_query_set(&wgpu::QuerySetDescriptor { label: None, ty: wgpu::QueryType::Timestamp, count: 2 });
-        let resolve = device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 16, usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC, mapped_at_creation: false });
-        let read = device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 16, usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
+        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: None,
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 16,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let read = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 16,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         (set, resolve, read)
     });
     // Every merge in a batch has the same lengths, so one scratch serves the whole submission.
@@ -138,18 +195,24 @@ fn time_on_gpu(gpu: &Gpu, a: &[u32], b: &[u32], options: &MergeOptions, repeats:
         gpu.queue().submit([encoder.finish()]);
         device.poll(wgpu::PollType::wait_indefinitely())?;
         let wall = start.elapsed();
-        let Some((_, _, read)) = &queries else { return Ok(wall / merges as u32) };
+        let Some((_, _, read)) = &queries else {
+            return Ok(wall / merges as u32);
+        };
         read.map_async(wgpu::MapMode::Read, .., |r| r.expect("map timestamps"));
         device.poll(wgpu::PollType::wait_indefinitely())?;
         let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&read.get_mapped_range(..)?);
         read.unmap();
-        let nanos = ticks[1].saturating_sub(ticks[0]) as f64 * f64::from(gpu.queue().get_timestamp_period());
+        let nanos = ticks[1].saturating_sub(ticks[0]) as f64
+            * f64::from(gpu.queue().get_timestamp_period());
         Ok(Duration::from_secs_f64(nanos / 1e9 / merges as f64))
     };
     // Warm up, then size batches to about 20 ms so submission overhead stays small.
     let one = batch(1)?.max(Duration::from_micros(1));
-    let merges = (Duration::from_millis(20).as_secs_f64() / one.as_secs_f64()).clamp(1.0, 200.0) as usize;
-    let mut times = (0..repeats).map(|_| batch(merges)).collect::<Result<Vec<_>, _>>()?;
+    let merges =
+        (Duration::from_millis(20).as_secs_f64() / one.as_secs_f64()).clamp(1.0, 200.0) as usize;
+    let mut times = (0..repeats)
+        .map(|_| batch(merges))
+        .collect::<Result<Vec<_>, _>>()?;
     times.sort();
     Ok(times[times.len() / 2])
 }

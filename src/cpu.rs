@@ -50,15 +50,16 @@ pub fn merge_pairs<K: PartialOrd + Copy, V: Copy>(
     let mut values = Vec::with_capacity(keys.capacity());
     let (mut i, mut j) = (0, 0);
     while i < a_keys.len() || j < b_keys.len() {
-        let take_a = j == b_keys.len() || (i < a_keys.len() && !(b_keys[j] < a_keys[i]));
-        if take_a {
-            keys.push(a_keys[i]);
-            values.push(a_values[i]);
-            i += 1;
-        } else {
+        // B goes first only when strictly smaller: ties take A.
+        let take_b = i == a_keys.len() || (j < b_keys.len() && b_keys[j] < a_keys[i]);
+        if take_b {
             keys.push(b_keys[j]);
             values.push(b_values[j]);
             j += 1;
+        } else {
+            keys.push(a_keys[i]);
+            values.push(a_values[i]);
+            i += 1;
         }
     }
     (keys, values)
@@ -70,7 +71,8 @@ mod tests {
 
     #[test]
     fn ties_take_a_first() {
-        let (keys, values) = merge_pairs(&[1, 2, 2], &['a', 'b', 'c'], &[2, 2, 3], &['x', 'y', 'z']);
+        let (keys, values) =
+            merge_pairs(&[1, 2, 2], &['a', 'b', 'c'], &[2, 2, 3], &['x', 'y', 'z']);
         assert_eq!(keys, [1, 2, 2, 2, 2, 3]);
         assert_eq!(values, ['a', 'b', 'c', 'x', 'y', 'z']);
     }

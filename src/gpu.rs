@@ -31,7 +31,9 @@ pub struct Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("adapter", &self.adapter_info).finish_non_exhaustive()
+        f.debug_struct("Gpu")
+            .field("adapter", &self.adapter_info)
+            .finish_non_exhaustive()
     }
 }
 
@@ -125,24 +127,35 @@ impl Gpu {
             .entry(with_values)
             .or_insert_with(|| {
                 let bindings = crate::merge::bindings(with_values);
-                let bind_group = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("wgmerge merge"),
-                    entries: &bindings
-                        .iter()
-                        .map(|&(binding, ty)| wgpu::BindGroupLayoutEntry {
-                            binding,
-                            visibility: wgpu::ShaderStages::COMPUTE,
-                            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
-                            count: None,
-                        })
-                        .collect::<Vec<_>>(),
-                });
-                let pipeline = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("wgmerge merge"),
-                    bind_group_layouts: &[Some(&bind_group)],
-                    immediate_size: 0,
-                });
-                MergeLayout { bind_group, pipeline }
+                let bind_group =
+                    self.device
+                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some("wgmerge merge"),
+                            entries: &bindings
+                                .iter()
+                                .map(|&(binding, ty)| wgpu::BindGroupLayoutEntry {
+                                    binding,
+                                    visibility: wgpu::ShaderStages::COMPUTE,
+                                    ty: wgpu::BindingType::Buffer {
+                                        ty,
+                                        has_dynamic_offset: false,
+                                        min_binding_size: None,
+                                    },
+                                    count: None,
+                                })
+                                .collect::<Vec<_>>(),
+                        });
+                let pipeline =
+                    self.device
+                        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                            label: Some("wgmerge merge"),
+                            bind_group_layouts: &[Some(&bind_group)],
+                            immediate_size: 0,
+                        });
+                MergeLayout {
+                    bind_group,
+                    pipeline,
+                }
             })
             .clone()
     }
@@ -160,23 +173,26 @@ impl Gpu {
         pipelines
             .entry((kernel, config))
             .or_insert_with(|| {
-                let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(kernel.entry_point()),
-                    source: wgpu::ShaderSource::Wgsl(kernel.source(config.with_values).into()),
-                });
+                let module = self
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some(kernel.entry_point()),
+                        source: wgpu::ShaderSource::Wgsl(kernel.source(config.with_values).into()),
+                    });
                 let layout = self.merge_layout(config.with_values);
-                self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(kernel.entry_point()),
-                    layout: Some(&layout.pipeline),
-                    module: &module,
-                    entry_point: Some(kernel.entry_point()),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &config.constants(),
-                        // Every kernel writes workgroup memory before reading it.
-                        zero_initialize_workgroup_memory: false,
-                    },
-                    cache: None,
-                })
+                self.device
+                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(kernel.entry_point()),
+                        layout: Some(&layout.pipeline),
+                        module: &module,
+                        entry_point: Some(kernel.entry_point()),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: &config.constants(),
+                            // Every kernel writes workgroup memory before reading it.
+                            zero_initialize_workgroup_memory: false,
+                        },
+                        cache: None,
+                    })
             })
             .clone()
     }
@@ -193,10 +209,9 @@ impl Gpu {
         let internal = internal.pop();
         let validation = validation.pop();
         let out_of_memory = out_of_memory.pop();
-        for caught in [internal.await, validation.await, out_of_memory.await] {
-            if let Some(error) = caught {
-                return Err(Error::from_wgpu(error));
-            }
+        let caught = [internal.await, validation.await, out_of_memory.await];
+        if let Some(error) = caught.into_iter().flatten().next() {
+            return Err(Error::from_wgpu(error));
         }
         Ok(value)
     }
@@ -216,7 +231,9 @@ impl Gpu {
             .await
             .map_err(|_| Error::DeviceLost("buffer mapping was abandoned".into()))?;
         mapped.map_err(|e| {
-            self.check_lost().err().unwrap_or_else(|| Error::DeviceLost(e.to_string()))
+            self.check_lost()
+                .err()
+                .unwrap_or_else(|| Error::DeviceLost(e.to_string()))
         })?;
         let bytes = staging
             .get_mapped_range(..)

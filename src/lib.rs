@@ -27,3 +27,8 @@ pub use merge::{
     Algorithm, MergeBuffers, MergeOptions, MergeScratch, ValueBuffers, MAX_ITEMS_PER_THREAD,
     MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
 };
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

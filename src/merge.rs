@@ -43,15 +43,20 @@ pub enum Algorithm {
     /// Each invocation co-ranks its own output range over global memory and merges it.
     Basic,
     /// Workgroups co-rank once, stage A and B through workgroup memory one tile at a time.
-    #[default]
     Tiled,
-    /// The tiled kernel with ring-buffer tiles that reload only what was consumed.
+    /// The tiled kernel with ring-buffer tiles that reload only what was consumed. The default:
+    /// fastest of the three from 2^24 keys on (see `docs/benchmarks.md`).
+    #[default]
     CircularBuffer,
 }
 
 impl Algorithm {
     /// Every algorithm, for tests and benchmarks that sweep them.
-    pub const ALL: [Algorithm; 3] = [Algorithm::Basic, Algorithm::Tiled, Algorithm::CircularBuffer];
+    pub const ALL: [Algorithm; 3] = [
+        Algorithm::Basic,
+        Algorithm::Tiled,
+        Algorithm::CircularBuffer,
+    ];
 
     /// The kernel that implements it.
     pub fn kernel(self) -> Kernel {
@@ -172,7 +177,12 @@ impl Gpu {
 
     /// Merges sorted `a` and `b` with `options`.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn merge_with(&self, a: &[u32], b: &[u32], options: &MergeOptions) -> Result<Vec<u32>, Error> {
+    pub fn merge_with(
+        &self,
+        a: &[u32],
+        b: &[u32],
+        options: &MergeOptions,
+    ) -> Result<Vec<u32>, Error> {
         pollster::block_on(self.merge_async(a, b, options))
     }
 
@@ -233,13 +243,25 @@ impl Gpu {
                 std::mem::size_of::<V>()
             )));
         }
-        for (what, keys, values) in [("A keys and values", a_keys.len(), a_values.len()), ("B keys and values", b_keys.len(), b_values.len())] {
+        for (what, keys, values) in [
+            ("A keys and values", a_keys.len(), a_values.len()),
+            ("B keys and values", b_keys.len(), b_values.len()),
+        ] {
             if keys != values {
-                return Err(Error::LengthMismatch { what, left: keys, right: values });
+                return Err(Error::LengthMismatch {
+                    what,
+                    left: keys,
+                    right: values,
+                });
             }
         }
-        let values = (bytemuck::cast_slice(a_values), bytemuck::cast_slice(b_values));
-        let (keys, values) = self.merge_host(a_keys, b_keys, Some(values), options).await?;
+        let values = (
+            bytemuck::cast_slice(a_values),
+            bytemuck::cast_slice(b_values),
+        );
+        let (keys, values) = self
+            .merge_host(a_keys, b_keys, Some(values), options)
+            .await?;
         Ok((keys, bytemuck::pod_collect_to_vec(&values)))
     }
 
@@ -272,7 +294,12 @@ impl Gpu {
         options: &MergeOptions,
     ) -> Result<(), Error> {
         self.check_lost()?;
-        let plan = self.plan_merge(buffers.a_len, buffers.b_len, buffers.values.is_some(), options)?;
+        let plan = self.plan_merge(
+            buffers.a_len,
+            buffers.b_len,
+            buffers.values.is_some(),
+            options,
+        )?;
         let total = buffers.a_len + buffers.b_len;
         check_buffer("a", buffers.a, buffers.a_len)?;
         check_buffer("b", buffers.b, buffers.b_len)?;
@@ -333,10 +360,17 @@ impl Gpu {
         }
 
         let total = a_len + b_len;
-        let binding_max = u64::from(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size) / 4;
+        let binding_max = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size)
+            / 4;
         let max_len = MAX_MERGED_LEN.min(usize::try_from(binding_max).unwrap_or(usize::MAX));
         if total > max_len {
-            return Err(Error::TooLarge { what: "merged output", len: total, max: max_len });
+            return Err(Error::TooLarge {
+                what: "merged output",
+                len: total,
+                max: max_len,
+            });
         }
 
         let tiles_per_group = match options.tiles_per_workgroup {
@@ -348,17 +382,29 @@ impl Gpu {
             Some(t) => t,
             // Enough tiles per workgroup to amortise its co-rank, while keeping about 4096
             // workgroups to fill a large GPU.
-            None => (total as u64).div_ceil(per_step).div_ceil(4096).clamp(1, 16) as u32,
+            None => (total as u64)
+                .div_ceil(per_step)
+                .div_ceil(4096)
+                .clamp(1, 16) as u32,
         };
-        let per_group = if kernel.uses_tiles() { per_step * u64::from(tiles_per_group) } else { per_step };
-        let groups = u32::try_from((total as u64).div_ceil(per_group)).map_err(|_| Error::TooLarge {
-            what: "workgroups in one dispatch",
-            len: total,
-            max: max_len,
-        })?;
+        let per_group = if kernel.uses_tiles() {
+            per_step * u64::from(tiles_per_group)
+        } else {
+            per_step
+        };
+        let groups =
+            u32::try_from((total as u64).div_ceil(per_group)).map_err(|_| Error::TooLarge {
+                what: "workgroups in one dispatch",
+                len: total,
+                max: max_len,
+            })?;
         Ok(MergePlan {
             kernel,
-            config: PipelineConfig { workgroup_size, items_per_thread, with_values },
+            config: PipelineConfig {
+                workgroup_size,
+                items_per_thread,
+                with_values,
+            },
             params: MergeParams {
                 a_len: a_len as u32,
                 b_len: b_len as u32,
@@ -380,7 +426,8 @@ impl Gpu {
         if plan.is_empty() {
             return;
         }
-        self.queue.write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
+        self.queue
+            .write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
         let total = buffers.a_len + buffers.b_len;
         let binding = |buffer, len| bind_keys(buffer, len, &scratch.placeholder);
         let mut resources = vec![
@@ -390,12 +437,19 @@ impl Gpu {
             binding(buffers.out, total),
         ];
         if let Some(v) = &buffers.values {
-            resources.extend([binding(v.a, buffers.a_len), binding(v.b, buffers.b_len), binding(v.out, total)]);
+            resources.extend([
+                binding(v.a, buffers.a_len),
+                binding(v.b, buffers.b_len),
+                binding(v.out, total),
+            ]);
         }
         let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
             .into_iter()
             .enumerate()
-            .map(|(binding, resource)| wgpu::BindGroupEntry { binding: binding as u32, resource })
+            .map(|(binding, resource)| wgpu::BindGroupEntry {
+                binding: binding as u32,
+                resource,
+            })
             .collect();
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgmerge merge"),
@@ -431,11 +485,12 @@ impl Gpu {
                 let scratch = self.create_merge_scratch();
                 let upload = |data: &[u8]| {
                     // An empty input is bound to the placeholder; give it a valid buffer anyway.
-                    self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("wgmerge input"),
-                        contents: if data.is_empty() { &[0; 4] } else { data },
-                        usage: wgpu::BufferUsages::STORAGE,
-                    })
+                    self.device
+                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: Some("wgmerge input"),
+                            contents: if data.is_empty() { &[0; 4] } else { data },
+                            usage: wgpu::BufferUsages::STORAGE,
+                        })
                 };
                 let output = |size: u64| {
                     self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -445,8 +500,14 @@ impl Gpu {
                         mapped_at_creation: false,
                     })
                 };
-                let (a_buffer, b_buffer, out) = (upload(bytemuck::cast_slice(a)), upload(bytemuck::cast_slice(b)), output(key_bytes));
-                let value_buffers = values.map(|(a_values, b_values)| (upload(a_values), upload(b_values), output(value_bytes)));
+                let (a_buffer, b_buffer, out) = (
+                    upload(bytemuck::cast_slice(a)),
+                    upload(bytemuck::cast_slice(b)),
+                    output(key_bytes),
+                );
+                let value_buffers = values.map(|(a_values, b_values)| {
+                    (upload(a_values), upload(b_values), output(value_bytes))
+                });
                 let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("wgmerge readback"),
                     size: key_bytes + value_bytes,
@@ -460,7 +521,9 @@ impl Gpu {
                     b: &b_buffer,
                     b_len: b.len(),
                     out: &out,
-                    values: value_buffers.as_ref().map(|(a, b, out)| ValueBuffers { a, b, out }),
+                    values: value_buffers
+                        .as_ref()
+                        .map(|(a, b, out)| ValueBuffers { a, b, out }),
                 };
                 self.record_merge(&mut encoder, &scratch, &buffers, &plan);
                 encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, key_bytes);
@@ -499,11 +562,18 @@ fn check_buffer(name: &'static str, buffer: &wgpu::Buffer, len: usize) -> Result
         return Ok(());
     }
     if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
-        return Err(Error::MissingUsage { buffer: name, needed: wgpu::BufferUsages::STORAGE });
+        return Err(Error::MissingUsage {
+            buffer: name,
+            needed: wgpu::BufferUsages::STORAGE,
+        });
     }
     let needed = len as u64 * 4;
     if buffer.size() < needed {
-        return Err(Error::BufferTooSmall { buffer: name, needed, actual: buffer.size() });
+        return Err(Error::BufferTooSmall {
+            buffer: name,
+            needed,
+            actual: buffer.size(),
+        });
     }
     Ok(())
 }

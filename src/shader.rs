@@ -48,7 +48,11 @@ pub enum Kernel {
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 3] = [Kernel::MergeBasic, Kernel::MergeTiled, Kernel::MergeCircular];
+    pub const ALL: [Kernel; 3] = [
+        Kernel::MergeBasic,
+        Kernel::MergeTiled,
+        Kernel::MergeCircular,
+    ];
 
     /// The modules composed, in order, into this kernel's shader module, with or without values.
     pub fn modules(self, with_values: bool) -> [Module; 5] {
@@ -137,8 +141,17 @@ mod tests {
 
     #[test]
     fn compose_terminates_each_module() {
-        let a = Module { name: "a", source: "fn a() {}" };
-        let b = Module { name: "b", source: "fn b() {}\n" };
-        assert_eq!(compose(&[a, b]), "// ---- a ----\nfn a() {}\n// ---- b ----\nfn b() {}\n");
+        let a = Module {
+            name: "a",
+            source: "fn a() {}",
+        };
+        let b = Module {
+            name: "b",
+            source: "fn b() {}\n",
+        };
+        assert_eq!(
+            compose(&[a, b]),
+            "// ---- a ----\nfn a() {}\n// ---- b ----\nfn b() {}\n"
+        );
     }
 }

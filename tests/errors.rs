@@ -17,11 +17,26 @@ fn buffer(size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
 #[test]
 fn options_out_of_range_are_rejected() {
     let bad = [
-        MergeOptions { workgroup_size: Some(0), ..Default::default() },
-        MergeOptions { workgroup_size: Some(1 << 20), ..Default::default() },
-        MergeOptions { items_per_thread: Some(0), ..Default::default() },
-        MergeOptions { items_per_thread: Some(wgmerge::MAX_ITEMS_PER_THREAD + 1), ..Default::default() },
-        MergeOptions { tiles_per_workgroup: Some(0), ..Default::default() },
+        MergeOptions {
+            workgroup_size: Some(0),
+            ..Default::default()
+        },
+        MergeOptions {
+            workgroup_size: Some(1 << 20),
+            ..Default::default()
+        },
+        MergeOptions {
+            items_per_thread: Some(0),
+            ..Default::default()
+        },
+        MergeOptions {
+            items_per_thread: Some(wgmerge::MAX_ITEMS_PER_THREAD + 1),
+            ..Default::default()
+        },
+        MergeOptions {
+            tiles_per_workgroup: Some(0),
+            ..Default::default()
+        },
         // 2 x 256 x 64 keys of tiles is 128 KiB of workgroup memory.
         MergeOptions {
             algorithm: Algorithm::CircularBuffer,
@@ -32,24 +47,46 @@ fn options_out_of_range_are_rejected() {
     ];
     for options in bad {
         let result = gpu().merge_with(&[1, 2], &[3], &options);
-        assert!(matches!(result, Err(Error::InvalidOptions(_))), "{options:?}: {result:?}");
+        assert!(
+            matches!(result, Err(Error::InvalidOptions(_))),
+            "{options:?}: {result:?}"
+        );
         // Options are checked even when there is nothing to merge.
-        assert!(matches!(gpu().merge_with(&[], &[], &options), Err(Error::InvalidOptions(_))));
+        assert!(matches!(
+            gpu().merge_with(&[], &[], &options),
+            Err(Error::InvalidOptions(_))
+        ));
     }
 }
 
 #[test]
 fn mismatched_keys_and_values_are_rejected() {
     let result = gpu().merge_pairs(&[1, 2], &[10u32], &[3], &[30u32]);
-    assert!(matches!(result, Err(Error::LengthMismatch { left: 2, right: 1, .. })), "{result:?}");
+    assert!(
+        matches!(
+            result,
+            Err(Error::LengthMismatch {
+                left: 2,
+                right: 1,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
     let result = gpu().merge_pairs(&[1], &[10u32], &[3], &[30u32, 40]);
-    assert!(matches!(result, Err(Error::LengthMismatch { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(Error::LengthMismatch { .. })),
+        "{result:?}"
+    );
 }
 
 #[test]
 fn values_must_be_four_bytes() {
     let result = gpu().merge_pairs(&[1], &[10u64], &[3], &[30u64]);
-    assert!(matches!(result, Err(Error::InvalidOptions(_))), "{result:?}");
+    assert!(
+        matches!(result, Err(Error::InvalidOptions(_))),
+        "{result:?}"
+    );
 }
 
 #[test]
@@ -61,21 +98,46 @@ fn resident_buffers_are_checked() {
     let small_out = buffer(796, storage);
     let no_storage = buffer(800, wgpu::BufferUsages::COPY_DST);
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    let mut buffers = MergeBuffers { a: &a, a_len: 100, b: &b, b_len: 100, out: &small_out, values: None };
+    let mut buffers = MergeBuffers {
+        a: &a,
+        a_len: 100,
+        b: &b,
+        b_len: 100,
+        out: &small_out,
+        values: None,
+    };
     let result = gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default());
-    assert!(matches!(result, Err(Error::BufferTooSmall { buffer: "out", needed: 800, actual: 796 })), "{result:?}");
+    assert!(
+        matches!(
+            result,
+            Err(Error::BufferTooSmall {
+                buffer: "out",
+                needed: 800,
+                actual: 796
+            })
+        ),
+        "{result:?}"
+    );
     buffers.out = &no_storage;
     let result = gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default());
-    assert!(matches!(result, Err(Error::MissingUsage { buffer: "out", .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(Error::MissingUsage { buffer: "out", .. })),
+        "{result:?}"
+    );
     buffers.a_len = 101;
     let result = gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default());
-    assert!(matches!(result, Err(Error::BufferTooSmall { buffer: "a", .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(Error::BufferTooSmall { buffer: "a", .. })),
+        "{result:?}"
+    );
 }
 
 /// A device of our own, with `limits` in place of the adapter's.
 fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Gpu {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).expect("adapter");
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("adapter");
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         required_limits: limits(adapter.limits()),
         ..Default::default()
@@ -88,11 +150,24 @@ fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Gpu {
 
 #[test]
 fn inputs_beyond_the_binding_limit_are_rejected() {
-    let gpu = gpu_with_limits(|l| wgpu::Limits { max_storage_buffer_binding_size: 1024, ..l });
+    let gpu = gpu_with_limits(|l| wgpu::Limits {
+        max_storage_buffer_binding_size: 1024,
+        ..l
+    });
     let a: Vec<u32> = (0..200).collect();
     assert_eq!(gpu.merge(&a, &a[..56]).unwrap().len(), 256);
     let result = gpu.merge(&a, &a[..57]);
-    assert!(matches!(result, Err(Error::TooLarge { len: 257, max: 256, .. })), "{result:?}");
+    assert!(
+        matches!(
+            result,
+            Err(Error::TooLarge {
+                len: 257,
+                max: 256,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
 }
 
 #[test]
@@ -103,9 +178,14 @@ fn every_algorithm_within_webgpu_default_limits() {
         for algorithm in Algorithm::ALL {
             let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, 30_000, 20_001);
             let got = gpu.merge_with(&a, &b, &options(algorithm)).unwrap();
-            assert_same(&got, &wgmerge::cpu::merge(&a, &b), &format!("{algorithm:?} {limits:?}"));
+            assert_same(
+                &got,
+                &wgmerge::cpu::merge(&a, &b),
+                &format!("{algorithm:?} {limits:?}"),
+            );
             let values = vec![0u32; a.len()];
-            let pairs = gpu.merge_pairs_with(&a, &values, &b, &values[..b.len()], &options(algorithm));
+            let pairs =
+                gpu.merge_pairs_with(&a, &values, &b, &values[..b.len()], &options(algorithm));
             if limits.max_storage_buffers_per_shader_stage >= 6 {
                 assert!(pairs.is_ok(), "{pairs:?}");
             } else {

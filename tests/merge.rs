@@ -29,14 +29,32 @@ fn every_kernel_runs_on_the_adapter() {
 #[test]
 fn shapes_at_assorted_sizes() {
     let mut rng = rng("shapes_at_assorted_sizes");
-    let sizes = [(0, 0), (0, 1), (1, 0), (0, 5000), (5000, 0), (1, 1), (3000, 7), (7, 3000), (1023, 1025), (4097, 4095), (65_537, 12_345), (12_345, 65_537)];
+    let sizes = [
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (0, 5000),
+        (5000, 0),
+        (1, 1),
+        (3000, 7),
+        (7, 3000),
+        (1023, 1025),
+        (4097, 4095),
+        (65_537, 12_345),
+        (12_345, 65_537),
+    ];
     for algorithm in Algorithm::ALL {
         for shape in Shape::ALL {
             for &(m, n) in &sizes {
                 let (a, b) = shape.generate(&mut rng, m, n);
                 let context = format!("{algorithm:?} {shape:?} m={m} n={n}");
                 check_merge(&a, &b, &options(algorithm), &context);
-                check_merge(&a, &b, &small_tiles(algorithm), &format!("{context} small tiles"));
+                check_merge(
+                    &a,
+                    &b,
+                    &small_tiles(algorithm),
+                    &format!("{context} small tiles"),
+                );
             }
         }
     }
@@ -47,11 +65,23 @@ fn stability_on_every_shape() {
     let mut rng = rng("stability_on_every_shape");
     for algorithm in Algorithm::ALL {
         for shape in Shape::ALL {
-            for &(m, n) in &[(0, 9), (9, 0), (500, 700), (10_000, 3), (3, 10_000), (40_000, 50_001)] {
+            for &(m, n) in &[
+                (0, 9),
+                (9, 0),
+                (500, 700),
+                (10_000, 3),
+                (3, 10_000),
+                (40_000, 50_001),
+            ] {
                 let (a, b) = shape.generate(&mut rng, m, n);
                 let context = format!("{algorithm:?} {shape:?} m={m} n={n}");
                 check_stable_pairs(&a, &b, &options(algorithm), &context);
-                check_stable_pairs(&a, &b, &small_tiles(algorithm), &format!("{context} small tiles"));
+                check_stable_pairs(
+                    &a,
+                    &b,
+                    &small_tiles(algorithm),
+                    &format!("{context} small tiles"),
+                );
             }
         }
     }
@@ -79,9 +109,19 @@ fn millions_of_keys() {
         let m = rng.random_range(1_000_000..3_000_000);
         let n = rng.random_range(500_000..2_000_000);
         let (a, b) = Shape::Uniform.generate(&mut rng, m, n);
-        check_merge(&a, &b, &options(algorithm), &format!("{algorithm:?} m={m} n={n}"));
+        check_merge(
+            &a,
+            &b,
+            &options(algorithm),
+            &format!("{algorithm:?} m={m} n={n}"),
+        );
         let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, n, m);
-        check_stable_pairs(&a, &b, &options(algorithm), &format!("{algorithm:?} pairs m={n} n={m}"));
+        check_stable_pairs(
+            &a,
+            &b,
+            &options(algorithm),
+            &format!("{algorithm:?} pairs m={n} n={m}"),
+        );
     }
 }
 
@@ -90,7 +130,17 @@ fn tile_configurations() {
     let mut rng = rng("tile_configurations");
     // (workgroup size, items per thread, tiles per workgroup): powers of two and not, down to
     // one invocation with one item.
-    let configs = [(1, 1, 1), (1, 3, 2), (2, 1, 7), (32, 3, 1), (96, 3, 2), (64, 5, 4), (256, 4, 1), (128, 8, 16), (256, 8, 2)];
+    let configs = [
+        (1, 1, 1),
+        (1, 3, 2),
+        (2, 1, 7),
+        (32, 3, 1),
+        (96, 3, 2),
+        (64, 5, 4),
+        (256, 4, 1),
+        (128, 8, 16),
+        (256, 8, 2),
+    ];
     for algorithm in Algorithm::ALL {
         for &(workgroup, items, tiles) in &configs {
             let options = MergeOptions {
@@ -103,7 +153,12 @@ fn tile_configurations() {
                 let m = rng.random_range(0..20_000);
                 let n = rng.random_range(0..20_000);
                 let (a, b) = shape.generate(&mut rng, m, n);
-                check_stable_pairs(&a, &b, &options, &format!("{options:?} {shape:?} m={m} n={n}"));
+                check_stable_pairs(
+                    &a,
+                    &b,
+                    &options,
+                    &format!("{options:?} {shape:?} m={m} n={n}"),
+                );
             }
         }
     }
@@ -135,7 +190,9 @@ fn unsorted_input_gives_some_answer_of_the_right_length() {
                 let n = rng.random_range(0..3000);
                 let a: Vec<u32> = (0..m).map(|_| rng.random()).collect();
                 let b: Vec<u32> = (0..n).map(|_| rng.random_range(0..16)).collect();
-                let out = gpu().merge_with(&a, &b, &options).expect("unsorted input is not an error");
+                let out = gpu()
+                    .merge_with(&a, &b, &options)
+                    .expect("unsorted input is not an error");
                 assert_eq!(out.len(), m + n);
                 let values = vec![0u32; m];
                 let (keys, out_values) = gpu()
@@ -156,18 +213,22 @@ fn values_of_any_four_byte_type() {
         .unwrap();
     assert_eq!(keys, [1, 2, 2, 2, 3, 9]);
     assert_eq!(values, [0.5, 1.5, 2.5, -1.0, -2.0, 3.5]);
-    let (_, values) = gpu().merge_pairs(&a, &[-1i32, -2, -3, -4], &b, &[5i32, 6]).unwrap();
+    let (_, values) = gpu()
+        .merge_pairs(&a, &[-1i32, -2, -3, -4], &b, &[5i32, 6])
+        .unwrap();
     assert_eq!(values, [-1, -2, -3, 5, 6, -4]);
 }
 
 /// Uploads `data` into a buffer the resident form can use.
 fn storage_buffer(data: &[u32]) -> wgpu::Buffer {
     use wgpu::util::DeviceExt;
-    gpu().device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("test"),
-        contents: bytemuck::cast_slice(data),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    })
+    gpu()
+        .device()
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("test"),
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        })
 }
 
 fn read_buffer(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
@@ -201,7 +262,8 @@ fn resident_merges_recorded_into_one_submission() {
         let out = storage_buffer(&vec![0; m + n + index]);
         let out_values = storage_buffer(&vec![0; m + n]);
         let (a_buffer, b_buffer) = (storage_buffer(&a), storage_buffer(&b));
-        let (a_value_buffer, b_value_buffer) = (storage_buffer(&a_values), storage_buffer(&b_values));
+        let (a_value_buffer, b_value_buffer) =
+            (storage_buffer(&a_values), storage_buffer(&b_values));
         // One scratch per merge in a submission.
         let scratch = gpu.create_merge_scratch();
         let buffers = MergeBuffers {
@@ -210,17 +272,30 @@ fn resident_merges_recorded_into_one_submission() {
             b: &b_buffer,
             b_len: n,
             out: &out,
-            values: Some(ValueBuffers { a: &a_value_buffer, b: &b_value_buffer, out: &out_values }),
+            values: Some(ValueBuffers {
+                a: &a_value_buffer,
+                b: &b_value_buffer,
+                out: &out_values,
+            }),
         };
-        gpu.encode_merge(&mut encoder, &scratch, &buffers, &options(algorithm)).unwrap();
+        gpu.encode_merge(&mut encoder, &scratch, &buffers, &options(algorithm))
+            .unwrap();
         let want = cpu::merge_pairs(&a, &a_values, &b, &b_values);
         jobs.push((algorithm, out, out_values, want, scratch));
     }
     gpu.queue().submit([encoder.finish()]);
     for (algorithm, out, out_values, (want_keys, want_values), _scratch) in jobs {
         let len = want_keys.len();
-        assert_same(&read_buffer(&out, len), &want_keys, &format!("{algorithm:?} resident keys"));
-        assert_same(&read_buffer(&out_values, len), &want_values, &format!("{algorithm:?} resident values"));
+        assert_same(
+            &read_buffer(&out, len),
+            &want_keys,
+            &format!("{algorithm:?} resident keys"),
+        );
+        assert_same(
+            &read_buffer(&out_values, len),
+            &want_values,
+            &format!("{algorithm:?} resident values"),
+        );
     }
 }
 
@@ -231,12 +306,28 @@ fn scratch_is_reusable_across_submissions() {
     for len in [10usize, 1000, 3] {
         let a: Vec<u32> = (0..len as u32).collect();
         let b: Vec<u32> = (0..len as u32).map(|x| x * 2).collect();
-        let (a_buffer, b_buffer, out) = (storage_buffer(&a), storage_buffer(&b), storage_buffer(&vec![0; 2 * len]));
+        let (a_buffer, b_buffer, out) = (
+            storage_buffer(&a),
+            storage_buffer(&b),
+            storage_buffer(&vec![0; 2 * len]),
+        );
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        let buffers = MergeBuffers { a: &a_buffer, a_len: len, b: &b_buffer, b_len: len, out: &out, values: None };
-        gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default()).unwrap();
+        let buffers = MergeBuffers {
+            a: &a_buffer,
+            a_len: len,
+            b: &b_buffer,
+            b_len: len,
+            out: &out,
+            values: None,
+        };
+        gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default())
+            .unwrap();
         gpu.queue().submit([encoder.finish()]);
-        assert_same(&read_buffer(&out, 2 * len), &cpu::merge(&a, &b), "reused scratch");
+        assert_same(
+            &read_buffer(&out, 2 * len),
+            &cpu::merge(&a, &b),
+            "reused scratch",
+        );
     }
 }
 

@@ -13,10 +13,24 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
     let mut out = Vec::new();
     for algorithm in Algorithm::ALL {
         let (workgroup, items) = algorithm.default_shape();
-        let shapes = [(workgroup, items), (1, 1), (4, 2), (96, 3), (256, 8), (1024, 1)];
+        let shapes = [
+            (workgroup, items),
+            (1, 1),
+            (4, 2),
+            (96, 3),
+            (256, 8),
+            (1024, 1),
+        ];
         for (workgroup_size, items_per_thread) in shapes {
             for with_values in [false, true] {
-                out.push((algorithm.kernel(), PipelineConfig { workgroup_size, items_per_thread, with_values }));
+                out.push((
+                    algorithm.kernel(),
+                    PipelineConfig {
+                        workgroup_size,
+                        items_per_thread,
+                        with_values,
+                    },
+                ));
             }
         }
     }
@@ -27,35 +41,74 @@ fn translate(kernel: Kernel, config: PipelineConfig) -> Result<(), String> {
     let source = kernel.source(config.with_values);
     let module = naga::front::wgsl::parse_str(&source).map_err(|e| e.emit_to_string(&source))?;
     let mut validator = Validator::new(ValidationFlags::all(), Capabilities::empty());
-    let info = validator.validate(&module).map_err(|e| e.emit_to_string(&source))?;
+    let info = validator
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(&source))?;
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in config.constants() {
         constants.insert(name.to_string(), value);
     }
     let stage = naga::ShaderStage::Compute;
     let entry = kernel.entry_point();
-    let (module, info) = naga::back::pipeline_constants::process_overrides(&module, &info, Some((stage, entry)), &constants)
-        .map_err(|e| format!("overrides: {e}"))?;
+    let (module, info) = naga::back::pipeline_constants::process_overrides(
+        &module,
+        &info,
+        Some((stage, entry)),
+        &constants,
+    )
+    .map_err(|e| format!("overrides: {e}"))?;
 
-    spv::write_vec(&module, &info, &spv::Options::default(), Some(&spv::PipelineOptions { shader_stage: stage, entry_point: entry.into() }))
-        .map_err(|e| format!("SPIR-V: {e}"))?;
-    msl::write_string(&module, &info, &msl::Options::default(), &msl::PipelineOptions { entry_point: Some((stage, entry.into())), ..Default::default() })
-        .map_err(|e| format!("MSL: {e}"))?;
-    let hlsl_pipeline = hlsl::PipelineOptions { entry_point: Some((stage, entry.into())) };
+    spv::write_vec(
+        &module,
+        &info,
+        &spv::Options::default(),
+        Some(&spv::PipelineOptions {
+            shader_stage: stage,
+            entry_point: entry.into(),
+        }),
+    )
+    .map_err(|e| format!("SPIR-V: {e}"))?;
+    msl::write_string(
+        &module,
+        &info,
+        &msl::Options::default(),
+        &msl::PipelineOptions {
+            entry_point: Some((stage, entry.into())),
+            ..Default::default()
+        },
+    )
+    .map_err(|e| format!("MSL: {e}"))?;
+    let hlsl_pipeline = hlsl::PipelineOptions {
+        entry_point: Some((stage, entry.into())),
+    };
     let hlsl_options = hlsl::Options::default();
     let mut hlsl_out = String::new();
     hlsl::Writer::new(&mut hlsl_out, &hlsl_options, &hlsl_pipeline)
         .write(&module, &info, None)
         .map_err(|e| format!("HLSL: {e}"))?;
     let glsl_options = glsl::Options {
-        version: glsl::Version::Embedded { version: 310, is_webgl: false },
+        version: glsl::Version::Embedded {
+            version: 310,
+            is_webgl: false,
+        },
         ..Default::default()
     };
-    let glsl_pipeline = glsl::PipelineOptions { shader_stage: stage, entry_point: entry.into(), multiview: None };
+    let glsl_pipeline = glsl::PipelineOptions {
+        shader_stage: stage,
+        entry_point: entry.into(),
+        multiview: None,
+    };
     let mut glsl_out = String::new();
-    glsl::Writer::new(&mut glsl_out, &module, &info, &glsl_options, &glsl_pipeline, naga::proc::BoundsCheckPolicies::default())
-        .and_then(|mut w| w.write())
-        .map_err(|e| format!("GLSL: {e}"))?;
+    glsl::Writer::new(
+        &mut glsl_out,
+        &module,
+        &info,
+        &glsl_options,
+        &glsl_pipeline,
+        naga::proc::BoundsCheckPolicies::default(),
+    )
+    .and_then(|mut w| w.write())
+    .map_err(|e| format!("GLSL: {e}"))?;
     Ok(())
 }
 
@@ -69,11 +122,16 @@ fn every_configuration_validates_and_translates_to_every_backend() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    println!("{} shader configurations translated to SPIR-V, MSL, HLSL and GLSL", configurations.len());
+    println!(
+        "{} shader configurations translated to SPIR-V, MSL, HLSL and GLSL",
+        configurations.len()
+    );
 }
 
 #[test]
 fn default_options_are_among_the_checked_configurations() {
     let (workgroup, items) = MergeOptions::default().algorithm.default_shape();
-    assert!(configurations().iter().any(|(_, c)| c.workgroup_size == workgroup && c.items_per_thread == items));
+    assert!(configurations()
+        .iter()
+        .any(|(_, c)| c.workgroup_size == workgroup && c.items_per_thread == items));
 }

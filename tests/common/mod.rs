@@ -81,8 +81,14 @@ impl Shape {
         match self {
             Shape::Uniform => (sorted(rng, m, 0..=u32::MAX), sorted(rng, n, 0..=u32::MAX)),
             Shape::AllEqual => (vec![7; m], vec![7; n]),
-            Shape::ABelowB => (sorted(rng, m, 0..=1 << 20), sorted(rng, n, (1 << 20) + 1..=u32::MAX)),
-            Shape::BBelowA => (sorted(rng, m, (1 << 20) + 1..=u32::MAX), sorted(rng, n, 0..=1 << 20)),
+            Shape::ABelowB => (
+                sorted(rng, m, 0..=1 << 20),
+                sorted(rng, n, (1 << 20) + 1..=u32::MAX),
+            ),
+            Shape::BBelowA => (
+                sorted(rng, m, (1 << 20) + 1..=u32::MAX),
+                sorted(rng, n, 0..=1 << 20),
+            ),
             Shape::Interleaved => (
                 (0..m as u32).map(|i| 2 * i).collect(),
                 (0..n as u32).map(|i| 2 * i + 1).collect(),
@@ -100,7 +106,10 @@ pub fn sorted(rng: &mut StdRng, len: usize, range: std::ops::RangeInclusive<u32>
 }
 
 pub fn options(algorithm: Algorithm) -> MergeOptions {
-    MergeOptions { algorithm, ..Default::default() }
+    MergeOptions {
+        algorithm,
+        ..Default::default()
+    }
 }
 
 /// Asserts two equal-length outputs are equal, naming the first difference rather than
@@ -146,11 +155,24 @@ pub fn check_stable_pairs(a: &[u32], b: &[u32], options: &MergeOptions, context:
     let mut seen_b = vec![false; b.len()];
     for (k, (&key, &value)) in keys.iter().zip(&values).enumerate() {
         let index = (value & !(1 << 31)) as usize;
-        let (seen, source) = if value >> 31 == 0 { (&mut seen_a, a) } else { (&mut seen_b, b) };
-        assert!(index < source.len(), "{context}: output {k} has unknown provenance {value:#x}");
-        assert!(!seen[index], "{context}: element {value:#x} duplicated at {k}");
+        let (seen, source) = if value >> 31 == 0 {
+            (&mut seen_a, a)
+        } else {
+            (&mut seen_b, b)
+        };
+        assert!(
+            index < source.len(),
+            "{context}: output {k} has unknown provenance {value:#x}"
+        );
+        assert!(
+            !seen[index],
+            "{context}: element {value:#x} duplicated at {k}"
+        );
         seen[index] = true;
-        assert_eq!(source[index], key, "{context}: output {k} carries another element's value");
+        assert_eq!(
+            source[index], key,
+            "{context}: output {k} carries another element's value"
+        );
     }
     // Sorted, and among equal keys A's come before B's, each input in its own order. Provenance
     // orders exactly that way, so it must not decrease within a run of equal keys.
