@@ -33,7 +33,7 @@ fn merge(c: &mut Criterion) {
             })
         };
         let (a_buffer, b_buffer, out) = (upload(&a), upload(&b), upload(&vec![0; total]));
-        let scratch = gpu.create_merge_scratch();
+        let scratch = gpu.create_scratch();
         for algorithm in Algorithm::ALL {
             let options = MergeOptions {
                 algorithm,

@@ -145,7 +145,7 @@ fn time_on_gpu(
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     });
-    let scratch = gpu.create_merge_scratch();
+    let scratch = gpu.create_scratch();
     let buffers = MergeBuffers {
         a: &a_buffer,
         a_len: a.len(),

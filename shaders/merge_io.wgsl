@@ -22,8 +22,3 @@ fn write_output(k: u32, key: Key, from_a: bool, src: u32) {
     out_keys[k] = key;
     write_value(k, from_a, src);
 }
-
-// Dispatches larger than the per-dimension limit are folded into two dimensions.
-fn group_index(workgroup_id: vec3<u32>, num_workgroups: vec3<u32>) -> u32 {
-    return workgroup_id.y * num_workgroups.x + workgroup_id.x;
-}

@@ -9,7 +9,7 @@ use crate::Error;
 
 /// A bind group layout and the pipeline layout made of it.
 #[derive(Clone, Debug)]
-pub(crate) struct MergeLayout {
+pub(crate) struct KernelLayout {
     pub(crate) bind_group: wgpu::BindGroupLayout,
     pub(crate) pipeline: wgpu::PipelineLayout,
 }
@@ -24,8 +24,8 @@ pub struct Gpu {
     adapter_info: wgpu::AdapterInfo,
     /// Why the device was lost, when wgmerge created the device and so owns its lost callback.
     lost: Arc<OnceLock<String>>,
-    /// Merge layouts keyed by whether values are bound, built on first use.
-    merge_layouts: Mutex<HashMap<bool, MergeLayout>>,
+    /// Layouts keyed by their bindings, built on first use.
+    layouts: Mutex<HashMap<&'static [(u32, wgpu::BufferBindingType)], KernelLayout>>,
     pipelines: Mutex<HashMap<(Kernel, PipelineConfig), wgpu::ComputePipeline>>,
 }
 
@@ -94,7 +94,7 @@ impl Gpu {
             device,
             queue,
             lost: Arc::new(OnceLock::new()),
-            merge_layouts: Mutex::default(),
+            layouts: Mutex::default(),
             pipelines: Mutex::default(),
         }
     }
@@ -119,14 +119,16 @@ impl Gpu {
         self.device.limits()
     }
 
-    /// The merge bind group layout with or without value bindings. Callers check the device
-    /// has the storage bindings it needs first ([`crate::merge`] does in its plan).
-    pub(crate) fn merge_layout(&self, with_values: bool) -> MergeLayout {
-        let mut layouts = self.merge_layouts.lock().unwrap_or_else(|e| e.into_inner());
+    /// The layout for `bindings` (see [`Kernel::bindings`]). Callers check the device has the
+    /// storage bindings it needs first ([`Gpu::check_storage_buffers`]).
+    pub(crate) fn layout(
+        &self,
+        bindings: &'static [(u32, wgpu::BufferBindingType)],
+    ) -> KernelLayout {
+        let mut layouts = self.layouts.lock().unwrap_or_else(|e| e.into_inner());
         layouts
-            .entry(with_values)
+            .entry(bindings)
             .or_insert_with(|| {
-                let bindings = crate::merge::bindings(with_values);
                 let bind_group =
                     self.device
                         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -152,12 +154,29 @@ impl Gpu {
                             bind_group_layouts: &[Some(&bind_group)],
                             immediate_size: 0,
                         });
-                MergeLayout {
+                KernelLayout {
                     bind_group,
                     pipeline,
                 }
             })
             .clone()
+    }
+
+    /// Checks the device can bind as many storage buffers as `kernel` needs.
+    pub(crate) fn check_storage_buffers(
+        &self,
+        kernel: Kernel,
+        with_values: bool,
+    ) -> Result<(), Error> {
+        let needed = kernel.storage_buffers(with_values);
+        let allowed = self.device.limits().max_storage_buffers_per_shader_stage;
+        if allowed < needed {
+            return Err(Error::Unsupported(format!(
+                "{} binds {needed} storage buffers; this device allows {allowed}",
+                kernel.entry_point()
+            )));
+        }
+        Ok(())
     }
 
     pub(crate) fn check_lost(&self) -> Result<(), Error> {
@@ -179,7 +198,7 @@ impl Gpu {
                         label: Some(kernel.entry_point()),
                         source: wgpu::ShaderSource::Wgsl(kernel.source(config.with_values).into()),
                     });
-                let layout = self.merge_layout(config.with_values);
+                let layout = self.layout(kernel.bindings(config.with_values));
                 self.device
                     .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                         label: Some(kernel.entry_point()),

@@ -15,6 +15,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod copy;
 pub mod cpu;
 mod error;
 mod gpu;
@@ -24,7 +25,7 @@ pub mod shader;
 pub use error::Error;
 pub use gpu::Gpu;
 pub use merge::{
-    Algorithm, MergeBuffers, MergeOptions, MergeScratch, ValueBuffers, MAX_ITEMS_PER_THREAD,
+    Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers, MAX_ITEMS_PER_THREAD,
     MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
 };
 

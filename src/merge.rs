@@ -2,31 +2,9 @@
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
-use wgpu::BufferBindingType;
 
 use crate::shader::{Kernel, PipelineConfig};
 use crate::{Error, Gpu};
-
-/// The merge kernels' bindings: params, A, B, output keys, then (with values) A, B and output
-/// values.
-pub(crate) fn bindings(with_values: bool) -> &'static [(u32, BufferBindingType)] {
-    const READ: BufferBindingType = BufferBindingType::Storage { read_only: true };
-    const WRITE: BufferBindingType = BufferBindingType::Storage { read_only: false };
-    const ALL: [(u32, BufferBindingType); 7] = [
-        (0, BufferBindingType::Uniform),
-        (1, READ),
-        (2, READ),
-        (3, WRITE),
-        (4, READ),
-        (5, READ),
-        (6, WRITE),
-    ];
-    if with_values {
-        &ALL
-    } else {
-        &ALL[..4]
-    }
-}
 
 /// Largest `items_per_thread` accepted: beyond it an invocation's sequential merge only adds
 /// latency.
@@ -107,15 +85,16 @@ struct MergeParams {
     _pad: u32,
 }
 
-/// What the merge needs besides its inputs and output: a small uniform buffer of lengths and a
-/// placeholder bound where an input is empty. Create it once with
-/// [`Gpu::create_merge_scratch`] and reuse it.
+/// What the `encode_*` methods need besides their inputs and outputs: a small uniform buffer of
+/// lengths and a placeholder bound where an input is empty. Create it once with
+/// [`Gpu::create_scratch`] and reuse it.
 ///
 /// Its lengths are written with `Queue::write_buffer`, which takes effect at the next
-/// `Queue::submit`: every merge recorded into one submission needs its own scratch.
+/// `Queue::submit`: every operation recorded into one submission needs its own scratch, unless
+/// they all have the same lengths.
 #[derive(Debug)]
-pub struct MergeScratch {
-    params: wgpu::Buffer,
+pub struct Scratch {
+    pub(crate) params: wgpu::Buffer,
     placeholder: wgpu::Buffer,
 }
 
@@ -266,8 +245,8 @@ impl Gpu {
     }
 
     /// Creates the reusable scratch for [`Gpu::encode_merge`].
-    pub fn create_merge_scratch(&self) -> MergeScratch {
-        MergeScratch {
+    pub fn create_scratch(&self) -> Scratch {
+        Scratch {
             params: self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgmerge merge params"),
                 size: std::mem::size_of::<MergeParams>() as u64,
@@ -285,11 +264,11 @@ impl Gpu {
 
     /// Records a merge of GPU-resident buffers into `encoder`; nothing is read back. The merge
     /// runs when the caller submits the encoder. Inputs, output and options are checked here;
-    /// see [`MergeBuffers`] for the buffers' requirements and [`MergeScratch`] for the scratch.
+    /// see [`MergeBuffers`] for the buffers' requirements and [`Scratch`] for the scratch.
     pub fn encode_merge(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        scratch: &MergeScratch,
+        scratch: &Scratch,
         buffers: &MergeBuffers<'_>,
         options: &MergeOptions,
     ) -> Result<(), Error> {
@@ -351,13 +330,7 @@ impl Gpu {
             }
         }
 
-        let storage_needed = bindings(with_values).len() as u32 - 1;
-        if limits.max_storage_buffers_per_shader_stage < storage_needed {
-            return Err(Error::Unsupported(format!(
-                "this merge binds {storage_needed} storage buffers; this device allows {}",
-                limits.max_storage_buffers_per_shader_stage
-            )));
-        }
+        self.check_storage_buffers(kernel, with_values)?;
 
         let total = a_len + b_len;
         let binding_max = limits
@@ -419,7 +392,7 @@ impl Gpu {
     fn record_merge(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        scratch: &MergeScratch,
+        scratch: &Scratch,
         buffers: &MergeBuffers<'_>,
         plan: &MergePlan,
     ) {
@@ -453,7 +426,9 @@ impl Gpu {
             .collect();
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgmerge merge"),
-            layout: &self.merge_layout(plan.config.with_values).bind_group,
+            layout: &self
+                .layout(plan.kernel.bindings(plan.config.with_values))
+                .bind_group,
             entries: &entries,
         });
         let pipeline = self.pipeline(plan.kernel, plan.config);
@@ -482,7 +457,7 @@ impl Gpu {
         let value_bytes = if values.is_some() { key_bytes } else { 0 };
         let staging = self
             .scoped(|| {
-                let scratch = self.create_merge_scratch();
+                let scratch = self.create_scratch();
                 let upload = |data: &[u8]| {
                     // An empty input is bound to the placeholder; give it a valid buffer anyway.
                     self.device
@@ -557,7 +532,11 @@ fn bind_keys<'a>(
 }
 
 /// Checks that a caller's buffer can be bound for `len` keys or values.
-fn check_buffer(name: &'static str, buffer: &wgpu::Buffer, len: usize) -> Result<(), Error> {
+pub(crate) fn check_buffer(
+    name: &'static str,
+    buffer: &wgpu::Buffer,
+    len: usize,
+) -> Result<(), Error> {
     if len == 0 {
         return Ok(());
     }

@@ -8,6 +8,8 @@
 //! no templates. Workgroup size and items per invocation are WGSL override constants, set when a
 //! pipeline is created ([`PipelineConfig::constants`]), so one module serves every size.
 
+use wgpu::BufferBindingType;
+
 /// A WGSL module, by file name and text (included at compile time).
 #[derive(Clone, Copy, Debug)]
 pub struct Module {
@@ -26,6 +28,7 @@ macro_rules! module {
     };
 }
 
+const DISPATCH: Module = module!("dispatch.wgsl");
 const KEYS: Module = module!("keys.wgsl");
 const CO_RANK: Module = module!("co_rank.wgsl");
 const MERGE_IO: Module = module!("merge_io.wgsl");
@@ -34,6 +37,7 @@ const NO_VALUES: Module = module!("no_values.wgsl");
 const MERGE_BASIC: Module = module!("merge_basic.wgsl");
 const MERGE_TILED: Module = module!("merge_tiled.wgsl");
 const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
+const COPY: Module = module!("copy.wgsl");
 
 /// Every compute kernel the crate dispatches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,25 +48,66 @@ pub enum Kernel {
     MergeTiled,
     /// `merge_circular.wgsl`
     MergeCircular,
+    /// `copy.wgsl`: the bandwidth reference for benchmarks.
+    Copy,
 }
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 3] = [
+    pub const ALL: [Kernel; 4] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
+        Kernel::Copy,
     ];
 
-    /// The modules composed, in order, into this kernel's shader module, with or without values.
-    pub fn modules(self, with_values: bool) -> [Module; 5] {
+    /// The modules composed, in order, into this kernel's shader module, with or without values
+    /// (kernels that move no values ignore `with_values`).
+    pub fn modules(self, with_values: bool) -> Vec<Module> {
         let kernel = match self {
             Kernel::MergeBasic => MERGE_BASIC,
             Kernel::MergeTiled => MERGE_TILED,
             Kernel::MergeCircular => MERGE_CIRCULAR,
+            Kernel::Copy => return vec![DISPATCH, COPY],
         };
         let values = if with_values { VALUES } else { NO_VALUES };
-        [KEYS, CO_RANK, MERGE_IO, values, kernel]
+        vec![DISPATCH, KEYS, CO_RANK, MERGE_IO, values, kernel]
+    }
+
+    /// Whether the kernel can move values with its keys.
+    pub fn has_values(self) -> bool {
+        !matches!(self, Kernel::Copy)
+    }
+
+    /// The kernel's bindings, mirroring its WGSL declarations: `(binding, type)`.
+    pub fn bindings(self, with_values: bool) -> &'static [(u32, BufferBindingType)] {
+        const READ: BufferBindingType = BufferBindingType::Storage { read_only: true };
+        const WRITE: BufferBindingType = BufferBindingType::Storage { read_only: false };
+        // Params, A (source), B (destination for the copy), output keys, then A, B and output
+        // values.
+        const MERGE: [(u32, BufferBindingType); 7] = [
+            (0, BufferBindingType::Uniform),
+            (1, READ),
+            (2, READ),
+            (3, WRITE),
+            (4, READ),
+            (5, READ),
+            (6, WRITE),
+        ];
+        const COPY: [(u32, BufferBindingType); 3] =
+            [(0, BufferBindingType::Uniform), (1, READ), (2, WRITE)];
+        match self {
+            Kernel::Copy => &COPY,
+            _ if with_values => &MERGE,
+            _ => &MERGE[..4],
+        }
+    }
+
+    /// Storage buffers the kernel binds per shader stage.
+    pub fn storage_buffers(self, with_values: bool) -> u32 {
+        let storage =
+            |(_, ty): &&(u32, BufferBindingType)| matches!(ty, BufferBindingType::Storage { .. });
+        self.bindings(with_values).iter().filter(storage).count() as u32
     }
 
     /// The entry point's name.
@@ -71,13 +116,14 @@ impl Kernel {
             Kernel::MergeBasic => "merge_basic",
             Kernel::MergeTiled => "merge_tiled",
             Kernel::MergeCircular => "merge_circular",
+            Kernel::Copy => "copy",
         }
     }
 
     /// Whether the kernel keeps two tiles of `workgroup_size * items_per_thread` keys in
     /// workgroup memory.
     pub fn uses_tiles(self) -> bool {
-        !matches!(self, Kernel::MergeBasic)
+        matches!(self, Kernel::MergeTiled | Kernel::MergeCircular)
     }
 
     /// The composed WGSL source.

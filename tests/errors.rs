@@ -92,7 +92,7 @@ fn values_must_be_four_bytes() {
 #[test]
 fn resident_buffers_are_checked() {
     let gpu = gpu();
-    let scratch = gpu.create_merge_scratch();
+    let scratch = gpu.create_scratch();
     let storage = wgpu::BufferUsages::STORAGE;
     let (a, b) = (buffer(400, storage), buffer(400, storage));
     let small_out = buffer(796, storage);

@@ -244,8 +244,8 @@ fn read_buffer(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
     gpu().queue().submit([encoder.finish()]);
     staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
     device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let out = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
-    out
+    let out: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
+    out[..len].to_vec()
 }
 
 #[test]
@@ -265,7 +265,7 @@ fn resident_merges_recorded_into_one_submission() {
         let (a_value_buffer, b_value_buffer) =
             (storage_buffer(&a_values), storage_buffer(&b_values));
         // One scratch per merge in a submission.
-        let scratch = gpu.create_merge_scratch();
+        let scratch = gpu.create_scratch();
         let buffers = MergeBuffers {
             a: &a_buffer,
             a_len: m,
@@ -300,9 +300,28 @@ fn resident_merges_recorded_into_one_submission() {
 }
 
 #[test]
+fn copy_kernel_copies_every_word() {
+    let gpu = gpu();
+    let scratch = gpu.create_scratch();
+    // Within one workgroup's 1024 words, exactly one, and past it with a partial workgroup.
+    for len in [0usize, 4, 4096, 4 * 1025 + 8, 3 * 4096 + 12] {
+        let source: Vec<u32> = (0..len as u32).map(|x| x.wrapping_mul(2_654_435_761)).collect();
+        let (from, to) = (storage_buffer(&source), storage_buffer(&vec![0; len]));
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        gpu.encode_copy(&mut encoder, &scratch, &from, &to, len).unwrap();
+        gpu.queue().submit([encoder.finish()]);
+        assert_same(&read_buffer(&to, len), &source, &format!("copy of {len}"));
+    }
+    let buffer = storage_buffer(&[0; 8]);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let result = gpu.encode_copy(&mut encoder, &scratch, &buffer, &buffer, 6);
+    assert!(matches!(result, Err(wgmerge::Error::InvalidOptions(_))), "{result:?}");
+}
+
+#[test]
 fn scratch_is_reusable_across_submissions() {
     let gpu = gpu();
-    let scratch = gpu.create_merge_scratch();
+    let scratch = gpu.create_scratch();
     for len in [10usize, 1000, 3] {
         let a: Vec<u32> = (0..len as u32).collect();
         let b: Vec<u32> = (0..len as u32).map(|x| x * 2).collect();
