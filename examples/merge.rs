@@ -7,6 +7,10 @@
 //! timestamp queries when the device has them, otherwise from wall-clock time of many merges in
 //! one submission; either way it is the median of `--repeats` batches after a warm-up.
 
+#[path = "common/timing.rs"]
+#[allow(dead_code)] // shared with the bench, which uses all of it
+mod timing;
+
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
@@ -57,6 +61,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    env_logger::init();
     let args = parse_args()?;
     let gpu = Gpu::new()?;
     let info = gpu.adapter_info();
@@ -64,16 +69,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "adapter: {} ({}, {:?}, driver {} {})",
         info.name, info.backend, info.device_type, info.driver, info.driver_info
     );
-    let timer = if gpu
-        .device()
-        .features()
-        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-    {
-        "timestamp queries"
-    } else {
-        "wall clock"
-    };
-    println!("GPU time: median of {} batches, {timer}", args.repeats);
+    println!(
+        "GPU time: median of {} batches, {}",
+        args.repeats,
+        timing::timer_name(&gpu)
+    );
     println!(
         "{:>11} {:>15} {:>6} {:>14} {:>10} {:>9} {:>8}",
         "keys", "algorithm", "check", "end-to-end ms", "GPU ms", "Gkeys/s", "GB/s"
@@ -129,22 +129,12 @@ fn time_on_gpu(
     options: &MergeOptions,
     repeats: usize,
 ) -> Result<Duration, Box<dyn std::error::Error>> {
-    use wgpu::util::DeviceExt;
-    let device = gpu.device();
-    let upload = |data: &[u32]| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: bytemuck::cast_slice(data),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
-    };
-    let (a_buffer, b_buffer) = (upload(a), upload(b));
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: ((a.len() + b.len()) * 4).max(4) as u64,
-        usage: wgpu::BufferUsages::STORAGE,
-        mapped_at_creation: false,
-    });
+    let (a_buffer, b_buffer) = (
+        timing::storage_buffer(gpu, a),
+        timing::storage_buffer(gpu, b),
+    );
+    let out = timing::storage_buffer(gpu, &vec![0; a.len() + b.len()]);
+    // Every merge in a batch has the same lengths, so one scratch serves the whole submission.
     let scratch = gpu.create_scratch();
     let buffers = MergeBuffers {
         a: &a_buffer,
@@ -154,65 +144,7 @@ fn time_on_gpu(
         out: &out,
         values: None,
     };
-    let timestamps = device
-        .features()
-        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
-    let queries = timestamps.then(|| {
-        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: None,
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let read = device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: 16,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        (set, resolve, read)
-    });
-    // Every merge in a batch has the same lengths, so one scratch serves the whole submission.
-    let batch = |merges: usize| -> Result<Duration, Box<dyn std::error::Error>> {
-        let mut encoder = device.create_command_encoder(&Default::default());
-        if let Some((set, _, _)) = &queries {
-            encoder.write_timestamp(set, 0);
-        }
-        for _ in 0..merges {
-            gpu.encode_merge(&mut encoder, &scratch, &buffers, options)?;
-        }
-        if let Some((set, resolve, read)) = &queries {
-            encoder.write_timestamp(set, 1);
-            encoder.resolve_query_set(set, 0..2, resolve, 0);
-            encoder.copy_buffer_to_buffer(resolve, 0, read, 0, 16);
-        }
-        let start = Instant::now();
-        gpu.queue().submit([encoder.finish()]);
-        device.poll(wgpu::PollType::wait_indefinitely())?;
-        let wall = start.elapsed();
-        let Some((_, _, read)) = &queries else {
-            return Ok(wall / merges as u32);
-        };
-        read.map_async(wgpu::MapMode::Read, .., |r| r.expect("map timestamps"));
-        device.poll(wgpu::PollType::wait_indefinitely())?;
-        let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&read.get_mapped_range(..)?);
-        read.unmap();
-        let nanos = ticks[1].saturating_sub(ticks[0]) as f64
-            * f64::from(gpu.queue().get_timestamp_period());
-        Ok(Duration::from_secs_f64(nanos / 1e9 / merges as f64))
-    };
-    // Warm up, then size batches to about 20 ms so submission overhead stays small.
-    let one = batch(1)?.max(Duration::from_micros(1));
-    let merges =
-        (Duration::from_millis(20).as_secs_f64() / one.as_secs_f64()).clamp(1.0, 200.0) as usize;
-    let mut times = (0..repeats)
-        .map(|_| batch(merges))
-        .collect::<Result<Vec<_>, _>>()?;
-    times.sort();
-    Ok(times[times.len() / 2])
+    timing::median_gpu_time(gpu, repeats, |encoder| {
+        gpu.encode_merge(encoder, &scratch, &buffers, options)
+    })
 }

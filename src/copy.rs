@@ -24,7 +24,7 @@ impl Gpu {
         len: usize,
     ) -> Result<(), Error> {
         self.check_lost()?;
-        if len % 4 != 0 {
+        if !len.is_multiple_of(4) {
             return Err(Error::InvalidOptions(format!(
                 "copy length {len} is not a multiple of 4"
             )));

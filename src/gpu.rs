@@ -64,7 +64,12 @@ impl Gpu {
                 .await
         }
         .map_err(|e| Error::NoAdapter(e.to_string()))?;
+        Self::from_adapter(&adapter).await
+    }
 
+    /// Opens a device on `adapter` (for example one picked from `Instance::enumerate_adapters`)
+    /// with every limit it offers and timestamp queries where it has them.
+    pub async fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self, Error> {
         // Ask for every limit the adapter offers (large inputs need its real binding limits) and
         // for timestamps where it has them, so applications and benchmarks can time GPU work.
         let timestamps =

@@ -305,17 +305,23 @@ fn copy_kernel_copies_every_word() {
     let scratch = gpu.create_scratch();
     // Within one workgroup's 1024 words, exactly one, and past it with a partial workgroup.
     for len in [0usize, 4, 4096, 4 * 1025 + 8, 3 * 4096 + 12] {
-        let source: Vec<u32> = (0..len as u32).map(|x| x.wrapping_mul(2_654_435_761)).collect();
+        let source: Vec<u32> = (0..len as u32)
+            .map(|x| x.wrapping_mul(2_654_435_761))
+            .collect();
         let (from, to) = (storage_buffer(&source), storage_buffer(&vec![0; len]));
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode_copy(&mut encoder, &scratch, &from, &to, len).unwrap();
+        gpu.encode_copy(&mut encoder, &scratch, &from, &to, len)
+            .unwrap();
         gpu.queue().submit([encoder.finish()]);
         assert_same(&read_buffer(&to, len), &source, &format!("copy of {len}"));
     }
     let buffer = storage_buffer(&[0; 8]);
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
     let result = gpu.encode_copy(&mut encoder, &scratch, &buffer, &buffer, 6);
-    assert!(matches!(result, Err(wgmerge::Error::InvalidOptions(_))), "{result:?}");
+    assert!(
+        matches!(result, Err(wgmerge::Error::InvalidOptions(_))),
+        "{result:?}"
+    );
 }
 
 #[test]

@@ -10,7 +10,11 @@ use wgmerge::{Algorithm, MergeOptions};
 /// The configurations the crate can build: each kernel's defaults, with and without values,
 /// plus the sizes the tests and benchmarks use.
 fn configurations() -> Vec<(Kernel, PipelineConfig)> {
-    let copy = PipelineConfig { workgroup_size: 256, items_per_thread: 4, with_values: false };
+    let copy = PipelineConfig {
+        workgroup_size: 256,
+        items_per_thread: 4,
+        with_values: false,
+    };
     let mut out = vec![(Kernel::Copy, copy)];
     for algorithm in Algorithm::ALL {
         let (workgroup, items) = algorithm.default_shape();

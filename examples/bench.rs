@@ -1,0 +1,573 @@
+//! wgmerge's benchmark program: each operation and algorithm over a size sweep on one adapter,
+//! with a WGSL copy kernel as the bandwidth ceiling and CPU baselines, printed as a table and
+//! optionally written as JSON and an SVG plot.
+//!
+//!     cargo run --release --example bench -- --sizes 16,20,24 --json bench.json --plot bench.svg
+//!
+//! `--sizes` are log2 of the merged length (two sorted halves of uniform random u32 keys).
+//! `--cub FILE` reads the output of `../shared/anchors/cub_bench.cu` from the same run and adds
+//! CUB's rows and the ratio to CUB. `--help` lists every option.
+
+#[path = "common/timing.rs"]
+mod timing;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use serde::Serialize;
+use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ValueBuffers};
+
+#[derive(Parser, Debug)]
+#[command(about = "Benchmark wgmerge's operations over a size sweep")]
+struct Args {
+    /// log2 of the merged lengths to run.
+    #[arg(long, value_delimiter = ',', default_value = "16,20,22")]
+    sizes: Vec<u32>,
+    /// Operations to run.
+    #[arg(long, value_delimiter = ',', default_value = "merge,pairs")]
+    ops: Vec<Operation>,
+    /// Merge algorithms to run (default: all).
+    #[arg(long, value_delimiter = ',')]
+    algorithms: Vec<AlgorithmArg>,
+    /// Timed repeats (median reported), after a warm-up.
+    #[arg(long, default_value_t = 10)]
+    repeats: usize,
+    /// Use the adapter whose name contains this text (case-insensitive).
+    #[arg(long)]
+    adapter: Option<String>,
+    /// Use this backend: vulkan, metal, dx12, gl.
+    #[arg(long)]
+    backend: Option<String>,
+    /// Skip the CPU baselines.
+    #[arg(long)]
+    no_cpu: bool,
+    /// Write every row as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Draw throughput against size as SVG.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Output of cub_bench.cu from the same run, for CUB's rows and ratios.
+    #[arg(long)]
+    cub: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
+enum Operation {
+    /// Merge u32 keys.
+    Merge,
+    /// Merge u32 keys with u32 values.
+    Pairs,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum AlgorithmArg {
+    Basic,
+    Tiled,
+    Circular,
+}
+
+impl From<AlgorithmArg> for Algorithm {
+    fn from(a: AlgorithmArg) -> Self {
+        match a {
+            AlgorithmArg::Basic => Algorithm::Basic,
+            AlgorithmArg::Tiled => Algorithm::Tiled,
+            AlgorithmArg::Circular => Algorithm::CircularBuffer,
+        }
+    }
+}
+
+/// One line of the table and one object of the JSON.
+#[derive(Clone, Debug, Serialize)]
+struct Row {
+    operation: String,
+    algorithm: String,
+    key_type: &'static str,
+    value_type: Option<&'static str>,
+    n: usize,
+    /// Device time of one operation (GPU rows), or wall time (CPU rows).
+    time_ms: f64,
+    /// Upload, operation and readback.
+    end_to_end_ms: Option<f64>,
+    keys_per_s: f64,
+    /// Least bytes the operation must move, per second.
+    gb_per_s: f64,
+    percent_of_copy: Option<f64>,
+    cub_ms: Option<f64>,
+    /// CUB's time over ours: above 1 is faster than CUB.
+    ratio_to_cub: Option<f64>,
+    correct: Option<bool>,
+}
+
+impl Row {
+    fn new(
+        operation: &str,
+        algorithm: &str,
+        value_type: Option<&'static str>,
+        n: usize,
+        time: Duration,
+        bytes_per_key: f64,
+    ) -> Self {
+        let seconds = time.as_secs_f64().max(1e-12);
+        Row {
+            operation: operation.into(),
+            algorithm: algorithm.into(),
+            key_type: "u32",
+            value_type,
+            n,
+            time_ms: seconds * 1e3,
+            end_to_end_ms: None,
+            keys_per_s: n as f64 / seconds,
+            gb_per_s: n as f64 * bytes_per_key / seconds / 1e9,
+            percent_of_copy: None,
+            cub_ms: None,
+            ratio_to_cub: None,
+            correct: None,
+        }
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    env_logger::init();
+    let args = Args::parse();
+    if let Some(&big) = args.sizes.iter().find(|&&s| s > 30) {
+        return Err(format!("size 2^{big} is beyond 2^30").into());
+    }
+    let gpu = open_gpu(&args)?;
+    let info = gpu.adapter_info().clone();
+    let algorithms: Vec<Algorithm> = if args.algorithms.is_empty() {
+        Algorithm::ALL.to_vec()
+    } else {
+        args.algorithms.iter().map(|&a| a.into()).collect()
+    };
+    let cub = match &args.cub {
+        Some(path) => parse_cub(&std::fs::read_to_string(path)?),
+        None => Vec::new(),
+    };
+
+    let steps_per_size = 1 + args.ops.len() * algorithms.len() + if args.no_cpu { 0 } else { 4 };
+    let progress = ProgressBar::new((args.sizes.len() * steps_per_size) as u64);
+    progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
+    let mut rows = Vec::new();
+    for &log2 in &args.sizes {
+        let n = 1usize << log2;
+        progress.set_message(format!("2^{log2}: inputs"));
+        let mut rng = rand::rngs::StdRng::seed_from_u64(u64::from(log2));
+        let mut half = |_| {
+            let mut v: Vec<u32> = (0..n / 2).map(|_| rng.random()).collect();
+            v.par_sort_unstable();
+            v
+        };
+        let (a, b) = (half(0), half(1));
+        let a_values: Vec<u32> = (0..a.len() as u32).collect();
+        let b_values: Vec<u32> = (0..b.len() as u32).map(|i| i | 1 << 31).collect();
+
+        progress.set_message(format!("2^{log2}: copy"));
+        let copy = bench_copy(&gpu, n, args.repeats)?;
+        let copy_gb_per_s = copy.gb_per_s;
+        rows.push(copy);
+        progress.inc(1);
+
+        let mut size_rows = Vec::new();
+        for &operation in &args.ops {
+            let want = match operation {
+                Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
+                Operation::Pairs => cpu::merge_pairs(&a, &a_values, &b, &b_values),
+            };
+            for &algorithm in &algorithms {
+                progress.set_message(format!("2^{log2}: {operation:?} {algorithm:?}"));
+                let options = MergeOptions {
+                    algorithm,
+                    ..Default::default()
+                };
+                let mut row = match operation {
+                    Operation::Merge => {
+                        bench_merge(&gpu, &a, &b, None, &options, args.repeats, &want)?
+                    }
+                    Operation::Pairs => bench_merge(
+                        &gpu,
+                        &a,
+                        &b,
+                        Some((&a_values, &b_values)),
+                        &options,
+                        args.repeats,
+                        &want,
+                    )?,
+                };
+                row.percent_of_copy = Some(100.0 * row.gb_per_s / copy_gb_per_s);
+                size_rows.push(row);
+                progress.inc(1);
+            }
+        }
+        if !args.no_cpu {
+            progress.set_message(format!("2^{log2}: CPU baselines"));
+            size_rows.extend(cpu_baselines(&a, &b, args.repeats.min(3), &progress));
+        }
+        add_cub(&mut size_rows, &cub, n);
+        rows.extend(size_rows);
+    }
+    progress.finish_and_clear();
+
+    println!(
+        "adapter: {} ({}, {:?}, driver {} {})",
+        info.name, info.backend, info.device_type, info.driver, info.driver_info
+    );
+    println!(
+        "GPU time: median of {} batches after warm-up, {}; CPU: median wall time",
+        args.repeats,
+        timing::timer_name(&gpu)
+    );
+    print_table(&rows);
+    if let Some(path) = &args.json {
+        let adapter = serde_json::json!({ "name": info.name, "backend": info.backend.to_str(), "driver": info.driver, "driver_info": info.driver_info });
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(&serde_json::json!({ "adapter": adapter, "rows": rows }))?,
+        )?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.plot {
+        plot(path, &rows, &info.name)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if rows.iter().any(|r| r.correct == Some(false)) {
+        return Err("a GPU result differed from the CPU reference".into());
+    }
+    Ok(())
+}
+
+/// The adapter the arguments name, or wgmerge's default.
+fn open_gpu(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
+    if args.adapter.is_none() && args.backend.is_none() {
+        return Ok(Gpu::new()?);
+    }
+    let backends = match &args.backend {
+        Some(name) => wgpu::Backends::from_comma_list(name),
+        None => wgpu::Backends::all(),
+    };
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    let wanted = args.adapter.as_deref().unwrap_or("").to_lowercase();
+    let adapter = adapters
+        .iter()
+        .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+        .ok_or_else(|| {
+            format!(
+                "no adapter matches: {:?}",
+                adapters
+                    .iter()
+                    .map(|a| a.get_info().name)
+                    .collect::<Vec<_>>()
+            )
+        })?;
+    Ok(pollster::block_on(Gpu::from_adapter(adapter))?)
+}
+
+/// The WGSL copy kernel over `n` words: the ceiling for a merge of `n` keys.
+fn bench_copy(gpu: &Gpu, n: usize, repeats: usize) -> Result<Row, Box<dyn std::error::Error>> {
+    let (from, to) = (
+        timing::storage_buffer(gpu, &vec![1; n]),
+        timing::storage_buffer(gpu, &vec![0; n]),
+    );
+    let scratch = gpu.create_scratch();
+    let time = timing::median_gpu_time(gpu, repeats, |encoder| {
+        gpu.encode_copy(encoder, &scratch, &from, &to, n)
+    })?;
+    Ok(Row::new("copy", "wgsl vec4 copy", None, n, time, 8.0))
+}
+
+/// One merge configuration: GPU time on resident buffers, then end-to-end time and a check.
+fn bench_merge(
+    gpu: &Gpu,
+    a: &[u32],
+    b: &[u32],
+    values: Option<(&[u32], &[u32])>,
+    options: &MergeOptions,
+    repeats: usize,
+    want: &(Vec<u32>, Vec<u32>),
+) -> Result<Row, Box<dyn std::error::Error>> {
+    let n = a.len() + b.len();
+    let buffer = |data: &[u32]| timing::storage_buffer(gpu, data);
+    let (a_buffer, b_buffer, out) = (buffer(a), buffer(b), buffer(&vec![0; n]));
+    let value_buffers = values
+        .map(|(a_values, b_values)| (buffer(a_values), buffer(b_values), buffer(&vec![0; n])));
+    let buffers = MergeBuffers {
+        a: &a_buffer,
+        a_len: a.len(),
+        b: &b_buffer,
+        b_len: b.len(),
+        out: &out,
+        values: value_buffers
+            .as_ref()
+            .map(|(a, b, out)| ValueBuffers { a, b, out }),
+    };
+    let scratch = gpu.create_scratch();
+    let time = timing::median_gpu_time(gpu, repeats, |encoder| {
+        gpu.encode_merge(encoder, &scratch, &buffers, options)
+    })?;
+    drop((a_buffer, b_buffer, out, value_buffers));
+
+    let (operation, value_type, bytes) = if values.is_some() {
+        ("merge_pairs", Some("u32"), 16.0)
+    } else {
+        ("merge", None, 8.0)
+    };
+    let mut row = Row::new(
+        operation,
+        &format!("{:?}", options.algorithm),
+        value_type,
+        n,
+        time,
+        bytes,
+    );
+    let (end_to_end, correct) =
+        timing::median_wall_time(repeats.min(3), || -> Result<bool, wgmerge::Error> {
+            Ok(match values {
+                None => gpu.merge_with(a, b, options)? == want.0,
+                Some((a_values, b_values)) => {
+                    gpu.merge_pairs_with(a, a_values, b, b_values, options)? == *want
+                }
+            })
+        });
+    row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
+    row.correct = Some(correct?);
+    Ok(row)
+}
+
+/// The same merge on the CPU: std's sequential merge and sort, rayon's parallel sort, and a
+/// rayon merge split by co-rank.
+fn cpu_baselines(a: &[u32], b: &[u32], repeats: usize, progress: &ProgressBar) -> Vec<Row> {
+    let n = a.len() + b.len();
+    let concatenated = [a, b].concat();
+    let mut rows = Vec::new();
+    let mut add = |name: &str, time: Duration| {
+        rows.push(Row::new("merge", name, None, n, time, 8.0));
+        progress.inc(1);
+    };
+    add(
+        "cpu std merge",
+        timing::median_wall_time(repeats, || cpu::merge(a, b)).0,
+    );
+    add(
+        "cpu std sort (stable)",
+        timing::median_wall_time(repeats, || concatenated.clone().sort()).0,
+    );
+    add(
+        "cpu rayon par_sort_unstable",
+        timing::median_wall_time(repeats, || concatenated.clone().par_sort_unstable()).0,
+    );
+    add(
+        "cpu rayon co-rank merge",
+        timing::median_wall_time(repeats, || rayon_merge(a, b)).0,
+    );
+    rows
+}
+
+/// Parallel merge on the CPU: the output is cut into chunks, each chunk's inputs found by
+/// co-rank, and the chunks merged in parallel.
+fn rayon_merge(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let n = a.len() + b.len();
+    let mut out = vec![0; n];
+    let chunk = n.div_ceil(rayon::current_num_threads() * 4).max(1 << 14);
+    out.par_chunks_mut(chunk)
+        .enumerate()
+        .for_each(|(index, piece)| {
+            let k0 = index * chunk;
+            let k1 = k0 + piece.len();
+            let (i0, i1) = (cpu::co_rank(k0, a, b), cpu::co_rank(k1, a, b));
+            piece.copy_from_slice(&cpu::merge(&a[i0..i1], &b[k0 - i0..k1 - i1]));
+        });
+    out
+}
+
+/// CUB's numbers for one size, from cub_bench.cu's output: `n=2^K (N) ... | name T ms ... | ...`.
+#[derive(Debug)]
+struct CubLine {
+    n: usize,
+    times: Vec<(String, f64)>,
+}
+
+fn parse_cub(text: &str) -> Vec<CubLine> {
+    text.lines()
+        .filter_map(|line| {
+            let n = line.split_once('(')?.1.split_once(')')?.0.parse().ok()?;
+            let times = line
+                .split(" | ")
+                .skip(1)
+                .filter_map(|part| {
+                    // "cub merge keys 0.070 ms (...)": a name, a number, then "ms".
+                    let start = part.find(|c: char| c.is_ascii_digit())?;
+                    let number: String = part[start..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit() || *c == '.')
+                        .collect();
+                    let unit = part[start + number.len()..].trim_start();
+                    unit.starts_with("ms").then_some(())?;
+                    Some((part[..start].trim().to_string(), number.parse().ok()?))
+                })
+                .collect();
+            Some(CubLine { n, times })
+        })
+        .collect()
+}
+
+/// Adds CUB's merge rows for size `n` and each merge row's ratio to CUB.
+fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
+    let Some(line) = cub.iter().find(|l| l.n == n) else {
+        return;
+    };
+    let time = |name: &str| {
+        line.times
+            .iter()
+            .find(|(t, _)| t == name)
+            .map(|&(_, ms)| ms)
+    };
+    for (operation, cub_name, value_type, bytes) in [
+        ("merge", "cub merge keys", None, 8.0),
+        ("merge_pairs", "cub merge pairs", Some("u32"), 16.0),
+    ] {
+        let Some(cub_ms) = time(cub_name) else {
+            continue;
+        };
+        for row in rows
+            .iter_mut()
+            .filter(|r| r.operation == operation && !r.algorithm.starts_with("cpu"))
+        {
+            row.cub_ms = Some(cub_ms);
+            row.ratio_to_cub = Some(cub_ms / row.time_ms);
+        }
+        let mut row = Row::new(
+            operation,
+            "CUB (CUDA)",
+            value_type,
+            n,
+            Duration::from_secs_f64(cub_ms / 1e3),
+            bytes,
+        );
+        row.cub_ms = Some(cub_ms);
+        row.ratio_to_cub = Some(1.0);
+        rows.push(row);
+    }
+}
+
+fn print_table(rows: &[Row]) {
+    println!(
+        "{:<12} {:<28} {:>6} {:>11} {:>11} {:>13} {:>9} {:>8} {:>7} {:>7} {:>6}",
+        "operation",
+        "algorithm",
+        "types",
+        "n",
+        "time ms",
+        "end-to-end ms",
+        "Gkeys/s",
+        "GB/s",
+        "% copy",
+        "x CUB",
+        "check"
+    );
+    let opt = |v: Option<f64>, precision: usize| {
+        v.map_or("-".to_string(), |v| format!("{v:.precision$}"))
+    };
+    for r in rows {
+        let types = if r.value_type.is_some() {
+            "u32/32"
+        } else {
+            "u32"
+        };
+        println!(
+            "{:<12} {:<28} {:>6} {:>11} {:>11.4} {:>13} {:>9.2} {:>8.1} {:>7} {:>7} {:>6}",
+            r.operation,
+            r.algorithm,
+            types,
+            r.n,
+            r.time_ms,
+            opt(r.end_to_end_ms, 2),
+            r.keys_per_s / 1e9,
+            r.gb_per_s,
+            opt(r.percent_of_copy, 1),
+            opt(r.ratio_to_cub, 2),
+            r.correct.map_or("-", |c| if c { "ok" } else { "WRONG" }),
+        );
+    }
+}
+
+/// GB/s against log2(n): one line per GPU operation and algorithm, CUB's where given, and the
+/// copy kernel's as the ceiling.
+fn plot(
+    path: &std::path::Path,
+    rows: &[Row],
+    adapter: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for r in rows.iter().filter(|r| !r.algorithm.starts_with("cpu")) {
+        let name = if r.operation == "copy" {
+            "copy (ceiling)".to_string()
+        } else {
+            format!("{} {}", r.operation, r.algorithm)
+        };
+        let point = ((r.n as f64).log2(), r.gb_per_s);
+        match series.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, points)) => points.push(point),
+            None => series.push((name, vec![point])),
+        }
+    }
+    let x_min = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.0))
+        .fold(f64::MAX, f64::min);
+    let x_max = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.0))
+        .fold(f64::MIN, f64::max);
+    let y_max = series
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.1))
+        .fold(0.0, f64::max)
+        * 1.1;
+    let root = SVGBackend::new(path, (1000, 600)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("wgmerge on {adapter}"), ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(65)
+        .build_cartesian_2d((x_min - 0.5)..(x_max + 0.5), 0.0..y_max.max(1e-3))?;
+    chart
+        .configure_mesh()
+        .x_desc("merged length (log2 keys)")
+        .y_desc("GB/s (bytes a merge must move)")
+        .draw()?;
+    for (index, (name, points)) in series.iter().enumerate() {
+        let color = if name.starts_with("copy") {
+            BLACK.to_rgba()
+        } else {
+            Palette99::pick(index).to_rgba()
+        };
+        let style = if name.starts_with("copy") {
+            color.stroke_width(3)
+        } else {
+            color.stroke_width(2)
+        };
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), style))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
