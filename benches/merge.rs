@@ -1,12 +1,13 @@
 //! criterion benches: each merge algorithm at a few sizes, so that regressions between commits
 //! show on a fixed machine. `cargo bench` on the default adapter (set WGPU_BACKEND to choose).
 //!
-//! "resident" times one merge of GPU-resident buffers, submitted and waited for (so it includes
-//! submission latency); "end_to_end" adds upload and readback.
+//! "resident" (keys) and "resident_pairs" (keys with u32 values) time one merge of GPU-resident
+//! buffers, submitted and waited for, so they include submission latency; "end_to_end" adds
+//! upload and readback.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
-use wgmerge::{Algorithm, Gpu, MergeBuffers, MergeOptions};
+use wgmerge::{Algorithm, Gpu, MergeBuffers, MergeOptions, ValueBuffers};
 
 fn sorted(rng: &mut impl Rng, len: usize) -> Vec<u32> {
     let mut v: Vec<u32> = (0..len).map(|_| rng.random()).collect();
@@ -33,6 +34,12 @@ fn merge(c: &mut Criterion) {
             })
         };
         let (a_buffer, b_buffer, out) = (upload(&a), upload(&b), upload(&vec![0; total]));
+        let (a_values, b_values) = ((0..a.len() as u32).collect::<Vec<_>>(), vec![7; b.len()]);
+        let (a_value_buffer, b_value_buffer, out_values) = (
+            upload(&a_values),
+            upload(&b_values),
+            upload(&vec![0; total]),
+        );
         let scratch = gpu.create_scratch();
         for algorithm in Algorithm::ALL {
             let options = MergeOptions {
@@ -62,6 +69,26 @@ fn merge(c: &mut Criterion) {
             group.bench_function(
                 BenchmarkId::new(format!("end_to_end/{algorithm:?}"), total),
                 |bench| bench.iter(|| gpu.merge_with(&a, &b, &options).unwrap()),
+            );
+            let pairs = MergeBuffers {
+                values: Some(ValueBuffers {
+                    a: &a_value_buffer,
+                    b: &b_value_buffer,
+                    out: &out_values,
+                }),
+                ..buffers
+            };
+            group.bench_function(
+                BenchmarkId::new(format!("resident_pairs/{algorithm:?}"), total),
+                |bench| {
+                    bench.iter(|| {
+                        let mut encoder = device.create_command_encoder(&Default::default());
+                        gpu.encode_merge(&mut encoder, &scratch, &pairs, &options)
+                            .unwrap();
+                        gpu.queue().submit([encoder.finish()]);
+                        device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+                    })
+                },
             );
         }
     }

@@ -18,7 +18,7 @@ use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ValueBuffers};
 
 #[derive(Parser, Debug)]
@@ -54,6 +54,26 @@ struct Args {
     /// Output of cub_bench.cu from the same run, for CUB's rows and ratios.
     #[arg(long)]
     cub: Option<PathBuf>,
+    /// Run nothing: print and plot the rows of a JSON file this program wrote.
+    #[arg(long)]
+    input: Option<PathBuf>,
+}
+
+/// What `--json` writes and `--input` reads.
+#[derive(Serialize, Deserialize)]
+struct Report {
+    adapter: AdapterSummary,
+    rows: Vec<Row>,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct AdapterSummary {
+    name: String,
+    backend: String,
+    #[serde(default)]
+    device_type: String,
+    driver: String,
+    driver_info: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
@@ -82,12 +102,12 @@ impl From<AlgorithmArg> for Algorithm {
 }
 
 /// One line of the table and one object of the JSON.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Row {
     operation: String,
     algorithm: String,
-    key_type: &'static str,
-    value_type: Option<&'static str>,
+    key_type: String,
+    value_type: Option<String>,
     n: usize,
     /// Device time of one operation (GPU rows), or wall time (CPU rows).
     time_ms: f64,
@@ -116,8 +136,8 @@ impl Row {
         Row {
             operation: operation.into(),
             algorithm: algorithm.into(),
-            key_type: "u32",
-            value_type,
+            key_type: "u32".into(),
+            value_type: value_type.map(Into::into),
             n,
             time_ms: seconds * 1e3,
             end_to_end_ms: None,
@@ -134,21 +154,66 @@ impl Row {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     env_logger::init();
     let args = Args::parse();
+    let cub = match &args.cub {
+        Some(path) => parse_cub(&std::fs::read_to_string(path)?),
+        None => Vec::new(),
+    };
+    let (mut report, timer) = match &args.input {
+        Some(path) => (
+            serde_json::from_str::<Report>(&std::fs::read_to_string(path)?)?,
+            "as recorded",
+        ),
+        None => run(&args)?,
+    };
+    let sizes: Vec<usize> = report.rows.iter().map(|r| r.n).collect();
+    for n in sizes {
+        add_cub(&mut report.rows, &cub, n);
+    }
+    report.rows.sort_by_key(|r| r.n);
+
+    let a = &report.adapter;
+    println!(
+        "adapter: {} ({}, {}, driver {} {})",
+        a.name, a.backend, a.device_type, a.driver, a.driver_info
+    );
+    println!(
+        "GPU time: median of {} batches after warm-up, {timer}; CPU: median wall time",
+        args.repeats
+    );
+    print_table(&report.rows);
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.plot {
+        plot(path, &report.rows, &report.adapter.name)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if report.rows.iter().any(|r| r.correct == Some(false)) {
+        return Err("a GPU result differed from the CPU reference".into());
+    }
+    Ok(())
+}
+
+/// Runs the sweep on the chosen adapter.
+fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>> {
     if let Some(&big) = args.sizes.iter().find(|&&s| s > 30) {
         return Err(format!("size 2^{big} is beyond 2^30").into());
     }
-    let gpu = open_gpu(&args)?;
-    let info = gpu.adapter_info().clone();
+    let gpu = open_gpu(args)?;
+    let info = gpu.adapter_info();
+    let adapter = AdapterSummary {
+        name: info.name.clone(),
+        backend: info.backend.to_str().into(),
+        device_type: format!("{:?}", info.device_type),
+        driver: info.driver.clone(),
+        driver_info: info.driver_info.clone(),
+    };
     let algorithms: Vec<Algorithm> = if args.algorithms.is_empty() {
         Algorithm::ALL.to_vec()
     } else {
         args.algorithms.iter().map(|&a| a.into()).collect()
     };
-    let cub = match &args.cub {
-        Some(path) => parse_cub(&std::fs::read_to_string(path)?),
-        None => Vec::new(),
-    };
-
     let steps_per_size = 1 + args.ops.len() * algorithms.len() + if args.no_cpu { 0 } else { 4 };
     let progress = ProgressBar::new((args.sizes.len() * steps_per_size) as u64);
     progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
@@ -172,7 +237,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rows.push(copy);
         progress.inc(1);
 
-        let mut size_rows = Vec::new();
         for &operation in &args.ops {
             let want = match operation {
                 Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
@@ -184,60 +248,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     algorithm,
                     ..Default::default()
                 };
-                let mut row = match operation {
-                    Operation::Merge => {
-                        bench_merge(&gpu, &a, &b, None, &options, args.repeats, &want)?
-                    }
-                    Operation::Pairs => bench_merge(
-                        &gpu,
-                        &a,
-                        &b,
-                        Some((&a_values, &b_values)),
-                        &options,
-                        args.repeats,
-                        &want,
-                    )?,
-                };
+                let values =
+                    (operation == Operation::Pairs).then_some((&a_values[..], &b_values[..]));
+                let mut row = bench_merge(&gpu, &a, &b, values, &options, args.repeats, &want)?;
                 row.percent_of_copy = Some(100.0 * row.gb_per_s / copy_gb_per_s);
-                size_rows.push(row);
+                rows.push(row);
                 progress.inc(1);
             }
         }
         if !args.no_cpu {
             progress.set_message(format!("2^{log2}: CPU baselines"));
-            size_rows.extend(cpu_baselines(&a, &b, args.repeats.min(3), &progress));
+            rows.extend(cpu_baselines(&a, &b, args.repeats.min(3), &progress));
         }
-        add_cub(&mut size_rows, &cub, n);
-        rows.extend(size_rows);
     }
     progress.finish_and_clear();
-
-    println!(
-        "adapter: {} ({}, {:?}, driver {} {})",
-        info.name, info.backend, info.device_type, info.driver, info.driver_info
-    );
-    println!(
-        "GPU time: median of {} batches after warm-up, {}; CPU: median wall time",
-        args.repeats,
-        timing::timer_name(&gpu)
-    );
-    print_table(&rows);
-    if let Some(path) = &args.json {
-        let adapter = serde_json::json!({ "name": info.name, "backend": info.backend.to_str(), "driver": info.driver, "driver_info": info.driver_info });
-        std::fs::write(
-            path,
-            serde_json::to_string_pretty(&serde_json::json!({ "adapter": adapter, "rows": rows }))?,
-        )?;
-        eprintln!("wrote {}", path.display());
-    }
-    if let Some(path) = &args.plot {
-        plot(path, &rows, &info.name)?;
-        eprintln!("wrote {}", path.display());
-    }
-    if rows.iter().any(|r| r.correct == Some(false)) {
-        return Err("a GPU result differed from the CPU reference".into());
-    }
-    Ok(())
+    Ok((Report { adapter, rows }, timing::timer_name(&gpu)))
 }
 
 /// The adapter the arguments name, or wgmerge's default.
@@ -418,7 +443,8 @@ fn parse_cub(text: &str) -> Vec<CubLine> {
         .collect()
 }
 
-/// Adds CUB's merge rows for size `n` and each merge row's ratio to CUB.
+/// Adds CUB's rows for size `n` (merge keys, merge pairs and CUDA's copy, once) and each GPU
+/// merge row's ratio to CUB.
 fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
     let Some(line) = cub.iter().find(|l| l.n == n) else {
         return;
@@ -429,31 +455,49 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
             .find(|(t, _)| t == name)
             .map(|&(_, ms)| ms)
     };
-    for (operation, cub_name, value_type, bytes) in [
-        ("merge", "cub merge keys", None, 8.0),
-        ("merge_pairs", "cub merge pairs", Some("u32"), 16.0),
-    ] {
+    let anchors = [
+        ("merge", "cub merge keys", "CUB (CUDA)", None, 8.0),
+        (
+            "merge_pairs",
+            "cub merge pairs",
+            "CUB (CUDA)",
+            Some("u32"),
+            16.0,
+        ),
+        ("copy", "copy", "CUDA copy", None, 8.0),
+    ];
+    for (operation, cub_name, algorithm, value_type, bytes) in anchors {
         let Some(cub_ms) = time(cub_name) else {
             continue;
         };
-        for row in rows
-            .iter_mut()
-            .filter(|r| r.operation == operation && !r.algorithm.starts_with("cpu"))
-        {
-            row.cub_ms = Some(cub_ms);
-            row.ratio_to_cub = Some(cub_ms / row.time_ms);
+        if operation != "copy" {
+            let ours = |r: &&mut Row| {
+                r.n == n
+                    && r.operation == operation
+                    && !r.algorithm.starts_with("cpu")
+                    && r.algorithm != algorithm
+            };
+            for row in rows.iter_mut().filter(ours) {
+                row.cub_ms = Some(cub_ms);
+                row.ratio_to_cub = Some(cub_ms / row.time_ms);
+            }
         }
-        let mut row = Row::new(
-            operation,
-            "CUB (CUDA)",
-            value_type,
-            n,
-            Duration::from_secs_f64(cub_ms / 1e3),
-            bytes,
-        );
-        row.cub_ms = Some(cub_ms);
-        row.ratio_to_cub = Some(1.0);
-        rows.push(row);
+        if !rows
+            .iter()
+            .any(|r| r.n == n && r.operation == operation && r.algorithm == algorithm)
+        {
+            let mut row = Row::new(
+                operation,
+                algorithm,
+                value_type,
+                n,
+                Duration::from_secs_f64(cub_ms / 1e3),
+                bytes,
+            );
+            row.cub_ms = (operation != "copy").then_some(cub_ms);
+            row.ratio_to_cub = (operation != "copy").then_some(1.0);
+            rows.push(row);
+        }
     }
 }
 
@@ -509,7 +553,7 @@ fn plot(
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for r in rows.iter().filter(|r| !r.algorithm.starts_with("cpu")) {
         let name = if r.operation == "copy" {
-            "copy (ceiling)".to_string()
+            format!("copy: {} (ceiling)", r.algorithm)
         } else {
             format!("{} {}", r.operation, r.algorithm)
         };
@@ -546,16 +590,13 @@ fn plot(
         .y_desc("GB/s (bytes a merge must move)")
         .draw()?;
     for (index, (name, points)) in series.iter().enumerate() {
-        let color = if name.starts_with("copy") {
-            BLACK.to_rgba()
-        } else {
-            Palette99::pick(index).to_rgba()
+        // Ceilings in black (our copy) and grey (CUDA's copy), the rest from a palette.
+        let color = match name.as_str() {
+            n if n.contains("CUDA copy") => RGBColor(140, 140, 140).to_rgba(),
+            n if n.starts_with("copy") => BLACK.to_rgba(),
+            _ => Palette99::pick(index).to_rgba(),
         };
-        let style = if name.starts_with("copy") {
-            color.stroke_width(3)
-        } else {
-            color.stroke_width(2)
-        };
+        let style = color.stroke_width(if name.starts_with("copy") { 3 } else { 2 });
         chart
             .draw_series(LineSeries::new(points.iter().copied(), style))?
             .label(name.as_str())
