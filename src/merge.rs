@@ -22,18 +22,22 @@ pub enum Algorithm {
     Basic,
     /// Workgroups co-rank once, stage A and B through workgroup memory one tile at a time.
     Tiled,
-    /// The tiled kernel with ring-buffer tiles that reload only what was consumed. The default:
-    /// fastest of the three from 2^24 keys on (see `docs/benchmarks.md`).
-    #[default]
+    /// The tiled kernel with ring-buffer tiles that reload only what was consumed.
     CircularBuffer,
+    /// A partition pass co-ranks every workgroup's boundary in parallel, then each workgroup
+    /// stages exactly its inputs in workgroup memory and writes its outputs coalesced: every key
+    /// is read once and written once. The default.
+    #[default]
+    MergePath,
 }
 
 impl Algorithm {
     /// Every algorithm, for tests and benchmarks that sweep them.
-    pub const ALL: [Algorithm; 3] = [
+    pub const ALL: [Algorithm; 4] = [
         Algorithm::Basic,
         Algorithm::Tiled,
         Algorithm::CircularBuffer,
+        Algorithm::MergePath,
     ];
 
     /// The kernel that implements it.
@@ -42,15 +46,18 @@ impl Algorithm {
             Algorithm::Basic => Kernel::MergeBasic,
             Algorithm::Tiled => Kernel::MergeTiled,
             Algorithm::CircularBuffer => Kernel::MergeCircular,
+            Algorithm::MergePath => Kernel::MergePath,
         }
     }
 
     /// Default (workgroup size, items per thread). They fit WebGPU's default limits: the tiled
-    /// kernels keep 2 x 1024 keys (8 KiB) in workgroup memory.
+    /// kernels keep 2 x 1024 keys (8 KiB) in workgroup memory, merge path 1920 keys and their
+    /// order (15 KiB).
     pub fn default_shape(self) -> (u32, u32) {
         match self {
             Algorithm::Basic => (256, 8),
             Algorithm::Tiled | Algorithm::CircularBuffer => (128, 8),
+            Algorithm::MergePath => (128, 15),
         }
     }
 }
@@ -96,6 +103,29 @@ struct MergeParams {
 pub struct Scratch {
     pub(crate) params: wgpu::Buffer,
     placeholder: wgpu::Buffer,
+    /// Merge path's workgroup boundaries, grown on demand.
+    splits: std::sync::Mutex<Option<wgpu::Buffer>>,
+}
+
+impl Scratch {
+    /// A storage buffer of at least `bytes` for merge path's splits, reallocated when too small.
+    /// Commands already recorded keep the old buffer alive.
+    fn splits(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+        let mut splits = self.splits.lock().unwrap_or_else(|e| e.into_inner());
+        match &*splits {
+            Some(buffer) if buffer.size() >= bytes => buffer.clone(),
+            _ => {
+                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("wgmerge merge path splits"),
+                    size: bytes.next_power_of_two().max(256),
+                    usage: wgpu::BufferUsages::STORAGE,
+                    mapped_at_creation: false,
+                });
+                *splits = Some(buffer.clone());
+                buffer
+            }
+        }
+    }
 }
 
 /// The caller's GPU buffers for [`Gpu::encode_merge`]. Keys are `u32`, tightly packed from
@@ -138,7 +168,11 @@ struct MergePlan {
     kernel: Kernel,
     config: PipelineConfig,
     params: MergeParams,
+    /// Workgroups of the merge dispatch, before folding.
+    groups: u32,
     dispatch: (u32, u32),
+    /// Merge path's partition pass: workgroups, folded.
+    partition_dispatch: Option<(u32, u32)>,
 }
 
 impl MergePlan {
@@ -259,6 +293,7 @@ impl Gpu {
                 usage: wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             }),
+            splits: Default::default(),
         }
     }
 
@@ -360,7 +395,9 @@ impl Gpu {
                 .div_ceil(4096)
                 .clamp(1, 16) as u32,
         };
-        let per_group = if kernel.uses_tiles() {
+        // Only the tiled kernels step through several tiles per workgroup.
+        let steps_through_tiles = matches!(kernel, Kernel::MergeTiled | Kernel::MergeCircular);
+        let per_group = if steps_through_tiles {
             per_step * u64::from(tiles_per_group)
         } else {
             per_step
@@ -384,7 +421,15 @@ impl Gpu {
                 tiles_per_group,
                 _pad: 0,
             },
+            groups,
             dispatch: self.dispatch_shape(groups)?,
+            // One invocation per workgroup boundary, the last one included.
+            partition_dispatch: match kernel {
+                Kernel::MergePath => {
+                    Some(self.dispatch_shape((groups + 1).div_ceil(workgroup_size))?)
+                }
+                _ => None,
+            },
         })
     }
 
@@ -416,7 +461,7 @@ impl Gpu {
                 binding(v.out, total),
             ]);
         }
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
+        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = resources
             .into_iter()
             .enumerate()
             .map(|(binding, resource)| wgpu::BindGroupEntry {
@@ -424,20 +469,49 @@ impl Gpu {
                 resource,
             })
             .collect();
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgmerge merge"),
-            layout: &self
-                .layout(plan.kernel.bindings(plan.config.with_values))
-                .bind_group,
-            entries: &entries,
-        });
-        let pipeline = self.pipeline(plan.kernel, plan.config);
+        let splits = plan
+            .partition_dispatch
+            .map(|_| scratch.splits(&self.device, (u64::from(plan.groups) + 1) * 4));
+        if let Some(splits) = &splits {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 7,
+                resource: splits.as_entire_binding(),
+            });
+        }
+        let bind_group = |kernel: Kernel, entries: &[wgpu::BindGroupEntry<'_>]| {
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(kernel.entry_point()),
+                layout: &self
+                    .layout(kernel.bindings(plan.config.with_values))
+                    .bind_group,
+                entries,
+            })
+        };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(plan.kernel.entry_point()),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
+        if let Some(dispatch) = plan.partition_dispatch {
+            // Params, A, B and the splits.
+            let wanted = [0, 1, 2, 7];
+            let partition_entries: Vec<_> = entries
+                .iter()
+                .filter(|e| wanted.contains(&e.binding))
+                .cloned()
+                .collect();
+            let kernel = Kernel::MergePathPartition;
+            pass.set_pipeline(&self.pipeline(
+                kernel,
+                PipelineConfig {
+                    with_values: false,
+                    ..plan.config
+                },
+            ));
+            pass.set_bind_group(0, &bind_group(kernel, &partition_entries), &[]);
+            pass.dispatch_workgroups(dispatch.0, dispatch.1, 1);
+        }
+        pass.set_pipeline(&self.pipeline(plan.kernel, plan.config));
+        pass.set_bind_group(0, &bind_group(plan.kernel, &entries), &[]);
         pass.dispatch_workgroups(plan.dispatch.0, plan.dispatch.1, 1);
     }
 

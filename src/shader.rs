@@ -37,6 +37,7 @@ const NO_VALUES: Module = module!("no_values.wgsl");
 const MERGE_BASIC: Module = module!("merge_basic.wgsl");
 const MERGE_TILED: Module = module!("merge_tiled.wgsl");
 const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
+const MERGE_PATH: Module = module!("merge_path.wgsl");
 const COPY: Module = module!("copy.wgsl");
 
 /// Every compute kernel the crate dispatches.
@@ -48,16 +49,22 @@ pub enum Kernel {
     MergeTiled,
     /// `merge_circular.wgsl`
     MergeCircular,
+    /// `merge_path.wgsl`, first pass: co-rank of every workgroup boundary.
+    MergePathPartition,
+    /// `merge_path.wgsl`, second pass: the merge.
+    MergePath,
     /// `copy.wgsl`: the bandwidth reference for benchmarks.
     Copy,
 }
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 4] = [
+    pub const ALL: [Kernel; 6] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
+        Kernel::MergePathPartition,
+        Kernel::MergePath,
         Kernel::Copy,
     ];
 
@@ -68,6 +75,7 @@ impl Kernel {
             Kernel::MergeBasic => MERGE_BASIC,
             Kernel::MergeTiled => MERGE_TILED,
             Kernel::MergeCircular => MERGE_CIRCULAR,
+            Kernel::MergePathPartition | Kernel::MergePath => MERGE_PATH,
             Kernel::Copy => return vec![DISPATCH, COPY],
         };
         let values = if with_values { VALUES } else { NO_VALUES };
@@ -76,7 +84,7 @@ impl Kernel {
 
     /// Whether the kernel can move values with its keys.
     pub fn has_values(self) -> bool {
-        !matches!(self, Kernel::Copy)
+        !matches!(self, Kernel::Copy | Kernel::MergePathPartition)
     }
 
     /// The kernel's bindings, mirroring its WGSL declarations: `(binding, type)`.
@@ -96,8 +104,30 @@ impl Kernel {
         ];
         const COPY: [(u32, BufferBindingType); 3] =
             [(0, BufferBindingType::Uniform), (1, READ), (2, WRITE)];
+        // Merge path adds the splits at binding 7.
+        const PARTITION: [(u32, BufferBindingType); 4] = [
+            (0, BufferBindingType::Uniform),
+            (1, READ),
+            (2, READ),
+            (7, WRITE),
+        ];
+        const MERGE_PATH_KEYS: [(u32, BufferBindingType); 5] =
+            [MERGE[0], MERGE[1], MERGE[2], MERGE[3], (7, WRITE)];
+        const MERGE_PATH_PAIRS: [(u32, BufferBindingType); 8] = [
+            MERGE[0],
+            MERGE[1],
+            MERGE[2],
+            MERGE[3],
+            MERGE[4],
+            MERGE[5],
+            MERGE[6],
+            (7, WRITE),
+        ];
         match self {
             Kernel::Copy => &COPY,
+            Kernel::MergePathPartition => &PARTITION,
+            Kernel::MergePath if with_values => &MERGE_PATH_PAIRS,
+            Kernel::MergePath => &MERGE_PATH_KEYS,
             _ if with_values => &MERGE,
             _ => &MERGE[..4],
         }
@@ -116,14 +146,19 @@ impl Kernel {
             Kernel::MergeBasic => "merge_basic",
             Kernel::MergeTiled => "merge_tiled",
             Kernel::MergeCircular => "merge_circular",
+            Kernel::MergePathPartition => "merge_path_partition",
+            Kernel::MergePath => "merge_path",
             Kernel::Copy => "copy",
         }
     }
 
-    /// Whether the kernel keeps two tiles of `workgroup_size * items_per_thread` keys in
+    /// Whether the kernel keeps two arrays of `workgroup_size * items_per_thread` words in
     /// workgroup memory.
     pub fn uses_tiles(self) -> bool {
-        matches!(self, Kernel::MergeTiled | Kernel::MergeCircular)
+        matches!(
+            self,
+            Kernel::MergeTiled | Kernel::MergeCircular | Kernel::MergePath
+        )
     }
 
     /// The composed WGSL source.

@@ -37,6 +37,14 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
                     },
                 ));
             }
+            if algorithm == Algorithm::MergePath {
+                let config = PipelineConfig {
+                    workgroup_size,
+                    items_per_thread,
+                    with_values: false,
+                };
+                out.push((Kernel::MergePathPartition, config));
+            }
         }
     }
     out

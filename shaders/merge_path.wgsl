@@ -1,0 +1,82 @@
+// Merge path in two passes. merge_path_partition co-ranks every workgroup's output boundary in
+// parallel, one binary search per boundary, into `splits`. merge_path then gives each workgroup
+// TILE consecutive outputs: it loads the A and B elements they come from into workgroup memory
+// with coalesced loads, every invocation co-ranks its ITEMS_PER_THREAD outputs (its diagonal)
+// inside workgroup memory and merges them, recording which tile slot each output comes from, and
+// the workgroup writes its outputs back coalesced. Every key is read once and written once.
+//
+// ITEMS_PER_THREAD is best odd: invocations write `order` at that stride, and an odd stride
+// touches every memory bank once.
+
+override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
+
+// splits[g] = elements of A before output g * TILE; the last entry closes the last tile.
+@group(0) @binding(7) var<storage, read_write> splits: array<u32>;
+
+// The workgroup's A elements, then its B elements.
+var<workgroup> tile: array<Key, TILE>;
+// order[k] = tile slot of the workgroup's k-th output.
+var<workgroup> order: array<u32, TILE>;
+
+// Elements of A in the tile (B's start at this slot).
+var<private> a_count: u32;
+
+fn read_a(space: u32, i: u32) -> Key {
+    if space == SPACE_GLOBAL { return a_keys[i]; }
+    return tile[i];
+}
+fn read_b(space: u32, j: u32) -> Key {
+    if space == SPACE_GLOBAL { return b_keys[j]; }
+    return tile[a_count + j];
+}
+fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
+    order[k] = select(a_count + src, src, from_a);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+                        @builtin(num_workgroups) num_workgroups: vec3<u32>,
+                        @builtin(local_invocation_index) lid: u32) {
+    let m = params.a_len;
+    let n = params.b_len;
+    let total = m + n;
+    let boundary = group_index(workgroup_id, num_workgroups) * WORKGROUP_SIZE + lid;
+    if boundary > (total + TILE - 1u) / TILE { return; }
+    splits[boundary] = co_rank(SPACE_GLOBAL, min(boundary * TILE, total), m, n);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+              @builtin(num_workgroups) num_workgroups: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let total = params.a_len + params.b_len;
+    let group = group_index(workgroup_id, num_workgroups);
+    let k0 = group * TILE;
+    if k0 >= total { return; }
+    let count = min(TILE, total - k0);
+    let a0 = splits[group];
+    let b0 = k0 - a0;
+    // Clamped so that unsorted input (where co-rank need not grow with rank) stays in the tile.
+    let a_len = min(remaining(splits[group + 1u], a0), count);
+    let b_len = count - a_len;
+
+    for (var x = lid; x < count; x += WORKGROUP_SIZE) {
+        if x < a_len {
+            tile[x] = a_keys[a0 + x];
+        } else {
+            tile[x] = b_keys[b0 + x - a_len];
+        }
+    }
+    a_count = a_len;
+    workgroupBarrier();
+
+    let d0 = min(lid * ITEMS_PER_THREAD, count);
+    merge_range(SPACE_TILE, d0, min(d0 + ITEMS_PER_THREAD, count), a_len, b_len);
+    workgroupBarrier();
+
+    for (var x = lid; x < count; x += WORKGROUP_SIZE) {
+        let slot = min(order[x], count - 1u);
+        let from_a = slot < a_len;
+        write_output(k0 + x, tile[slot], from_a, select(b0 + slot - a_len, a0 + slot, from_a));
+    }
+}
