@@ -30,6 +30,14 @@ struct Args {
     /// Operations to run.
     #[arg(long, value_delimiter = ',', default_value = "merge,pairs")]
     ops: Vec<Operation>,
+    /// Workgroup shapes to run each algorithm with, as WORKGROUPxITEMS (e.g. 256x15); default:
+    /// each algorithm's own.
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
+    shapes: Vec<(u32, u32)>,
+    /// Timed end-to-end runs per configuration (median reported); 0 runs it once, only to check
+    /// the result.
+    #[arg(long, default_value_t = 3)]
+    end_to_end_repeats: usize,
     /// Merge algorithms to run (default: all).
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<AlgorithmArg>,
@@ -54,6 +62,10 @@ struct Args {
     /// Output of cub_bench.cu from the same run, for CUB's rows and ratios.
     #[arg(long)]
     cub: Option<PathBuf>,
+    /// wgpu's memory allocation strategy for the device: performance (wgpu's default) or
+    /// memory-usage. Given, the bench opens its own device with it.
+    #[arg(long)]
+    memory_hints: Option<MemoryHintsArg>,
     /// Run nothing: print and plot the rows of a JSON file this program wrote.
     #[arg(long)]
     input: Option<PathBuf>,
@@ -85,10 +97,25 @@ enum Operation {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum MemoryHintsArg {
+    Performance,
+    MemoryUsage,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum AlgorithmArg {
     Basic,
     Tiled,
     Circular,
+    MergePath,
+}
+
+fn parse_shape(text: &str) -> Result<(u32, u32), String> {
+    let (workgroup, items) = text.split_once('x').ok_or("expected WORKGROUPxITEMS")?;
+    Ok((
+        workgroup.parse().map_err(|_| "bad workgroup size")?,
+        items.parse().map_err(|_| "bad items per thread")?,
+    ))
 }
 
 impl From<AlgorithmArg> for Algorithm {
@@ -97,6 +124,7 @@ impl From<AlgorithmArg> for Algorithm {
             AlgorithmArg::Basic => Algorithm::Basic,
             AlgorithmArg::Tiled => Algorithm::Tiled,
             AlgorithmArg::Circular => Algorithm::CircularBuffer,
+            AlgorithmArg::MergePath => Algorithm::MergePath,
         }
     }
 }
@@ -214,7 +242,9 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
     } else {
         args.algorithms.iter().map(|&a| a.into()).collect()
     };
-    let steps_per_size = 1 + args.ops.len() * algorithms.len() + if args.no_cpu { 0 } else { 4 };
+    let steps_per_size = 1
+        + args.ops.len() * configurations(&algorithms, &args.shapes).count()
+        + if args.no_cpu { 0 } else { 4 };
     let progress = ProgressBar::new((args.sizes.len() * steps_per_size) as u64);
     progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
     let mut rows = Vec::new();
@@ -242,15 +272,21 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
                 Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
                 Operation::Pairs => cpu::merge_pairs(&a, &a_values, &b, &b_values),
             };
-            for &algorithm in &algorithms {
-                progress.set_message(format!("2^{log2}: {operation:?} {algorithm:?}"));
+            for (&algorithm, shape) in configurations(&algorithms, &args.shapes) {
+                let label = match shape {
+                    Some((workgroup, items)) => format!("{algorithm:?} {workgroup}x{items}"),
+                    None => format!("{algorithm:?}"),
+                };
+                progress.set_message(format!("2^{log2}: {operation:?} {label}"));
                 let options = MergeOptions {
                     algorithm,
+                    workgroup_size: shape.map(|s| s.0),
+                    items_per_thread: shape.map(|s| s.1),
                     ..Default::default()
                 };
                 let values =
                     (operation == Operation::Pairs).then_some((&a_values[..], &b_values[..]));
-                let mut row = bench_merge(&gpu, &a, &b, values, &options, args.repeats, &want)?;
+                let mut row = bench_merge(&gpu, &a, &b, values, &options, &label, args, &want)?;
                 row.percent_of_copy = Some(100.0 * row.gb_per_s / copy_gb_per_s);
                 rows.push(row);
                 progress.inc(1);
@@ -267,7 +303,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
 
 /// The adapter the arguments name, or wgmerge's default.
 fn open_gpu(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
-    if args.adapter.is_none() && args.backend.is_none() {
+    if args.adapter.is_none() && args.backend.is_none() && args.memory_hints.is_none() {
         return Ok(Gpu::new()?);
     }
     let backends = match &args.backend {
@@ -292,7 +328,21 @@ fn open_gpu(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
                     .collect::<Vec<_>>()
             )
         })?;
-    Ok(pollster::block_on(Gpu::from_adapter(adapter))?)
+    let Some(hints) = args.memory_hints else {
+        return Ok(pollster::block_on(Gpu::from_adapter(adapter))?);
+    };
+    let timestamps =
+        wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_features: adapter.features() & timestamps,
+        required_limits: adapter.limits(),
+        memory_hints: match hints {
+            MemoryHintsArg::Performance => wgpu::MemoryHints::Performance,
+            MemoryHintsArg::MemoryUsage => wgpu::MemoryHints::MemoryUsage,
+        },
+        ..Default::default()
+    }))?;
+    Ok(Gpu::from_device(device, queue))
 }
 
 /// The WGSL copy kernel over `n` words: the ceiling for a merge of `n` keys.
@@ -309,15 +359,33 @@ fn bench_copy(gpu: &Gpu, n: usize, repeats: usize) -> Result<Row, Box<dyn std::e
 }
 
 /// One merge configuration: GPU time on resident buffers, then end-to-end time and a check.
+/// Every algorithm with every shape asked for, or with its own when none is.
+fn configurations<'a>(
+    algorithms: &'a [Algorithm],
+    shapes: &'a [(u32, u32)],
+) -> impl Iterator<Item = (&'a Algorithm, Option<(u32, u32)>)> + 'a {
+    let shapes: Vec<Option<(u32, u32)>> = if shapes.is_empty() {
+        vec![None]
+    } else {
+        shapes.iter().copied().map(Some).collect()
+    };
+    algorithms
+        .iter()
+        .flat_map(move |a| shapes.clone().into_iter().map(move |s| (a, s)))
+}
+
+#[allow(clippy::too_many_arguments)]
 fn bench_merge(
     gpu: &Gpu,
     a: &[u32],
     b: &[u32],
     values: Option<(&[u32], &[u32])>,
     options: &MergeOptions,
-    repeats: usize,
+    label: &str,
+    args: &Args,
     want: &(Vec<u32>, Vec<u32>),
 ) -> Result<Row, Box<dyn std::error::Error>> {
+    let repeats = args.repeats;
     let n = a.len() + b.len();
     let buffer = |data: &[u32]| timing::storage_buffer(gpu, data);
     let (a_buffer, b_buffer, out) = (buffer(a), buffer(b), buffer(&vec![0; n]));
@@ -344,25 +412,22 @@ fn bench_merge(
     } else {
         ("merge", None, 8.0)
     };
-    let mut row = Row::new(
-        operation,
-        &format!("{:?}", options.algorithm),
-        value_type,
-        n,
-        time,
-        bytes,
-    );
-    let (end_to_end, correct) =
-        timing::median_wall_time(repeats.min(3), || -> Result<bool, wgmerge::Error> {
-            Ok(match values {
-                None => gpu.merge_with(a, b, options)? == want.0,
-                Some((a_values, b_values)) => {
-                    gpu.merge_pairs_with(a, a_values, b, b_values, options)? == *want
-                }
-            })
-        });
-    row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
-    row.correct = Some(correct?);
+    let mut row = Row::new(operation, label, value_type, n, time, bytes);
+    let check = || -> Result<bool, wgmerge::Error> {
+        Ok(match values {
+            None => gpu.merge_with(a, b, options)? == want.0,
+            Some((a_values, b_values)) => {
+                gpu.merge_pairs_with(a, a_values, b, b_values, options)? == *want
+            }
+        })
+    };
+    row.correct = Some(if args.end_to_end_repeats == 0 {
+        check()?
+    } else {
+        let (end_to_end, correct) = timing::median_wall_time(args.end_to_end_repeats, check);
+        row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
+        correct?
+    });
     Ok(row)
 }
 
