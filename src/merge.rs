@@ -51,14 +51,15 @@ impl Algorithm {
     }
 
     /// Default (workgroup size, items per thread). They fit WebGPU's default limits: the tiled
-    /// kernels keep 2 x 1024 keys (8 KiB) in workgroup memory, merge path 1792 keys and their
-    /// order (14 KiB).
+    /// kernels keep 2 x 1024 keys (8 KiB) in workgroup memory, merge path 768 keys and their
+    /// order (6 KiB).
     pub fn default_shape(self) -> (u32, u32) {
         match self {
             Algorithm::Basic => (256, 8),
             Algorithm::Tiled | Algorithm::CircularBuffer => (128, 8),
-            // Measured best of nine shapes on an H100 (docs/benchmarks.md); fits WebGPU's defaults.
-            Algorithm::MergePath => (256, 7),
+            // Measured best of the shapes tried on an H100 (docs/benchmarks.md); fits WebGPU's
+            // default limits.
+            Algorithm::MergePath => (256, 3),
         }
     }
 }
