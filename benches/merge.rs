@@ -59,7 +59,7 @@ fn merge(c: &mut Criterion) {
                 |bench| {
                     bench.iter(|| {
                         let mut encoder = device.create_command_encoder(&Default::default());
-                        gpu.encode_merge(&mut encoder, &scratch, &buffers, &options)
+                        gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &options)
                             .unwrap();
                         gpu.queue().submit([encoder.finish()]);
                         device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
@@ -75,6 +75,7 @@ fn merge(c: &mut Criterion) {
                     a: &a_value_buffer,
                     b: &b_value_buffer,
                     out: &out_values,
+                    value_size: 4,
                 }),
                 ..buffers
             };
@@ -83,7 +84,7 @@ fn merge(c: &mut Criterion) {
                 |bench| {
                     bench.iter(|| {
                         let mut encoder = device.create_command_encoder(&Default::default());
-                        gpu.encode_merge(&mut encoder, &scratch, &pairs, &options)
+                        gpu.encode_merge::<u32>(&mut encoder, &scratch, &pairs, &options)
                             .unwrap();
                         gpu.queue().submit([encoder.finish()]);
                         device.poll(wgpu::PollType::wait_indefinitely()).unwrap();

@@ -397,13 +397,16 @@ fn bench_merge(
         b: &b_buffer,
         b_len: b.len(),
         out: &out,
-        values: value_buffers
-            .as_ref()
-            .map(|(a, b, out)| ValueBuffers { a, b, out }),
+        values: value_buffers.as_ref().map(|(a, b, out)| ValueBuffers {
+            a,
+            b,
+            out,
+            value_size: 4,
+        }),
     };
     let scratch = gpu.create_scratch();
     let time = timing::median_gpu_time(gpu, repeats, |encoder| {
-        gpu.encode_merge(encoder, &scratch, &buffers, options)
+        gpu.encode_merge::<u32>(encoder, &scratch, &buffers, options)
     })?;
     drop((a_buffer, b_buffer, out, value_buffers));
 

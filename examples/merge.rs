@@ -1,7 +1,7 @@
 //! The main job: merge two generated sorted arrays on the default GPU with each algorithm,
 //! check every result against the CPU reference, and print sizes, times and the adapter.
 //!
-//!     cargo run --release --example merge -- [--log2 22,24] [--repeats 10] [--algorithms basic,tiled,circular]
+//!     cargo run --release --example merge -- [--log2 22,24] [--repeats 10] [--algorithms basic,tiled,circular,merge-path]
 //!
 //! `--log2 N` is the merged length 2^N (two halves of uniform random keys). GPU time comes from
 //! timestamp queries when the device has them, otherwise from wall-clock time of many merges in
@@ -45,12 +45,7 @@ fn parse_args() -> Result<Args, String> {
             "--algorithms" => {
                 args.algorithms = value
                     .split(',')
-                    .map(|s| match s {
-                        "basic" => Ok(Algorithm::Basic),
-                        "tiled" => Ok(Algorithm::Tiled),
-                        "circular" => Ok(Algorithm::CircularBuffer),
-                        _ => Err(format!("unknown algorithm {s}")),
-                    })
+                    .map(|s| Algorithm::from_name(s).ok_or(format!("unknown algorithm {s}")))
                     .collect::<Result<_, _>>()?
             }
             _ => return Err(format!("unknown flag {flag}")),
@@ -145,6 +140,6 @@ fn time_on_gpu(
         values: None,
     };
     timing::median_gpu_time(gpu, repeats, |encoder| {
-        gpu.encode_merge(encoder, &scratch, &buffers, options)
+        gpu.encode_merge::<u32>(encoder, &scratch, &buffers, options)
     })
 }

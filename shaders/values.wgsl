@@ -1,8 +1,9 @@
-// 4-byte values moved with their keys, copied bit for bit.
+// Values moved with their keys, copied bit for bit. `Value` (u32 for 4-byte values, vec2<u32>
+// for 8-byte ones) is declared by the composition step (see src/shader.rs).
 
-@group(0) @binding(4) var<storage, read> a_values: array<u32>;
-@group(0) @binding(5) var<storage, read> b_values: array<u32>;
-@group(0) @binding(6) var<storage, read_write> out_values: array<u32>;
+@group(0) @binding(4) var<storage, read> a_values: array<Value>;
+@group(0) @binding(5) var<storage, read> b_values: array<Value>;
+@group(0) @binding(6) var<storage, read_write> out_values: array<Value>;
 
 fn write_value(k: u32, from_a: bool, src: u32) {
     if from_a {

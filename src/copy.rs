@@ -1,5 +1,6 @@
 //! A plain WGSL copy: the bandwidth reference benchmarks compare the merge kernels with.
 
+use crate::key::{KeyType, Order};
 use crate::merge::check_buffer;
 use crate::shader::{Kernel, PipelineConfig};
 use crate::{Error, Gpu, Scratch};
@@ -7,7 +8,9 @@ use crate::{Error, Gpu, Scratch};
 const CONFIG: PipelineConfig = PipelineConfig {
     workgroup_size: 256,
     items_per_thread: 4,
-    with_values: false,
+    key: KeyType::U32,
+    order: Order::Ascending,
+    value_size: 0,
 };
 
 impl Gpu {
@@ -41,8 +44,8 @@ impl Gpu {
                 max,
             });
         }
-        check_buffer("source", source, len)?;
-        check_buffer("destination", destination, len)?;
+        check_buffer("source", source, len, 4)?;
+        check_buffer("destination", destination, len, 4)?;
         if len == 0 {
             return Ok(());
         }

@@ -1,16 +1,25 @@
 //! CPU reference: the stable merge every GPU result is checked against.
 //!
 //! Stability rule (the book's): on equal keys the element of A comes first, and each input keeps
-//! its own order.
+//! its own order. Keys compare as [`Key`] says (`f32` by `total_cmp`); the `_ordered` forms take
+//! an [`Order`], the others are ascending.
 
-/// Co-rank of output rank `k` in the stable merge of sorted `a` and `b`: the number of elements
-/// of `a` among the first `k` outputs. Requires `k <= a.len() + b.len()`.
-pub fn co_rank<K: PartialOrd>(k: usize, a: &[K], b: &[K]) -> usize {
-    assert!(k <= a.len() + b.len(), "rank {k} beyond the merged length");
+use crate::key::{Key, Order};
+
+/// Co-rank of output rank `k` in the stable ascending merge of sorted `a` and `b`: the number
+/// of elements of `a` among the first `k` outputs.
+pub fn co_rank<K: Key>(k: usize, a: &[K], b: &[K]) -> usize {
+    co_rank_ordered(k, a, b, Order::Ascending)
+}
+
+/// [`co_rank`] for inputs sorted in `order`. For `k` beyond `a.len() + b.len()` the answer is
+/// clamped to `a.len()`; on unsorted input it is some number within bounds.
+pub fn co_rank_ordered<K: Key>(k: usize, a: &[K], b: &[K], order: Order) -> usize {
+    let k = k.min(a.len() + b.len());
     let (mut lo, mut hi) = (k.saturating_sub(b.len()), k.min(a.len()));
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if b[k - 1 - mid] < a[mid] {
+        if b[k - 1 - mid].before(&a[mid], order) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -19,12 +28,18 @@ pub fn co_rank<K: PartialOrd>(k: usize, a: &[K], b: &[K]) -> usize {
     lo
 }
 
-/// Stable merge of two sorted slices.
-pub fn merge<K: PartialOrd + Copy>(a: &[K], b: &[K]) -> Vec<K> {
+/// Stable ascending merge of two sorted slices.
+pub fn merge<K: Key>(a: &[K], b: &[K]) -> Vec<K> {
+    merge_ordered(a, b, Order::Ascending)
+}
+
+/// Stable merge of two slices sorted in `order`.
+pub fn merge_ordered<K: Key>(a: &[K], b: &[K], order: Order) -> Vec<K> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        if b[j] < a[i] {
+        // B goes first only when strictly before: ties take A.
+        if b[j].before(&a[i], order) {
             out.push(b[j]);
             j += 1;
         } else {
@@ -37,12 +52,26 @@ pub fn merge<K: PartialOrd + Copy>(a: &[K], b: &[K]) -> Vec<K> {
     out
 }
 
-/// Stable merge of two sorted key slices, moving each key's value with it.
-pub fn merge_pairs<K: PartialOrd + Copy, V: Copy>(
+/// Stable ascending merge of two sorted key slices, moving each key's value with it.
+pub fn merge_pairs<K: Key, V: Copy>(
     a_keys: &[K],
     a_values: &[V],
     b_keys: &[K],
     b_values: &[V],
+) -> (Vec<K>, Vec<V>) {
+    merge_pairs_ordered(a_keys, a_values, b_keys, b_values, Order::Ascending)
+}
+
+/// [`merge_pairs`] for keys sorted in `order`.
+///
+/// # Panics
+/// If an input's keys and values differ in length.
+pub fn merge_pairs_ordered<K: Key, V: Copy>(
+    a_keys: &[K],
+    a_values: &[V],
+    b_keys: &[K],
+    b_values: &[V],
+    order: Order,
 ) -> (Vec<K>, Vec<V>) {
     assert_eq!(a_keys.len(), a_values.len());
     assert_eq!(b_keys.len(), b_values.len());
@@ -50,8 +79,7 @@ pub fn merge_pairs<K: PartialOrd + Copy, V: Copy>(
     let mut values = Vec::with_capacity(keys.capacity());
     let (mut i, mut j) = (0, 0);
     while i < a_keys.len() || j < b_keys.len() {
-        // B goes first only when strictly smaller: ties take A.
-        let take_b = i == a_keys.len() || (j < b_keys.len() && b_keys[j] < a_keys[i]);
+        let take_b = i == a_keys.len() || (j < b_keys.len() && b_keys[j].before(&a_keys[i], order));
         if take_b {
             keys.push(b_keys[j]);
             values.push(b_values[j]);
@@ -65,6 +93,22 @@ pub fn merge_pairs<K: PartialOrd + Copy, V: Copy>(
     (keys, values)
 }
 
+/// Sorts `keys` stably in `order` (for building test inputs and checking results).
+pub fn sort_ordered<K: Key>(keys: &mut [K], order: Order) {
+    keys.sort_by(|x, y| match (x.before(y, order), y.before(x, order)) {
+        (true, _) => std::cmp::Ordering::Less,
+        (_, true) => std::cmp::Ordering::Greater,
+        _ => std::cmp::Ordering::Equal,
+    });
+}
+
+/// The first index `i` with `keys[i]` strictly before `keys[i - 1]` in `order`, if any.
+pub fn first_unsorted<K: Key>(keys: &[K], order: Order) -> Option<usize> {
+    keys.windows(2)
+        .position(|w| w[1].before(&w[0], order))
+        .map(|i| i + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +119,15 @@ mod tests {
             merge_pairs(&[1, 2, 2], &['a', 'b', 'c'], &[2, 2, 3], &['x', 'y', 'z']);
         assert_eq!(keys, [1, 2, 2, 2, 2, 3]);
         assert_eq!(values, ['a', 'b', 'c', 'x', 'y', 'z']);
+        let (keys, values) = merge_pairs_ordered(
+            &[3, 2, 2],
+            &['a', 'b', 'c'],
+            &[2, 1],
+            &['x', 'y'],
+            Order::Descending,
+        );
+        assert_eq!(keys, [3, 2, 2, 2, 1]);
+        assert_eq!(values, ['a', 'b', 'c', 'x', 'y']);
     }
 
     #[test]
@@ -101,5 +154,15 @@ mod tests {
         assert_eq!(merge::<u32>(&[], &[]), Vec::<u32>::new());
         assert_eq!(merge(&[1, 2], &[]), [1, 2]);
         assert_eq!(merge(&[], &[1, 2]), [1, 2]);
+    }
+
+    #[test]
+    fn sorting_and_checking_follow_the_order() {
+        let mut keys = [0.0f32, -0.0, f32::NAN, -1.0];
+        sort_ordered(&mut keys, Order::Descending);
+        assert!(keys[0].is_nan() && keys[1] == 0.0 && keys[2] == 0.0 && keys[3] == -1.0);
+        assert!(keys[1].is_sign_positive() && keys[2].is_sign_negative());
+        assert_eq!(first_unsorted(&keys, Order::Descending), None);
+        assert_eq!(first_unsorted(&[1, 2, 1], Order::Ascending), Some(2));
     }
 }

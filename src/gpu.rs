@@ -201,9 +201,9 @@ impl Gpu {
                     .device
                     .create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some(kernel.entry_point()),
-                        source: wgpu::ShaderSource::Wgsl(kernel.source(config.with_values).into()),
+                        source: wgpu::ShaderSource::Wgsl(kernel.source(&config).into()),
                     });
-                let layout = self.layout(kernel.bindings(config.with_values));
+                let layout = self.layout(kernel.bindings(config.with_values()));
                 self.device
                     .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                         label: Some(kernel.entry_point()),
@@ -211,7 +211,7 @@ impl Gpu {
                         module: &module,
                         entry_point: Some(kernel.entry_point()),
                         compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: &config.constants(),
+                            constants: &config.constants(kernel),
                             // Every kernel writes workgroup memory before reading it.
                             zero_initialize_workgroup_memory: false,
                         },

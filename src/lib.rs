@@ -19,11 +19,13 @@ mod copy;
 pub mod cpu;
 mod error;
 mod gpu;
+mod key;
 mod merge;
 pub mod shader;
 
 pub use error::Error;
 pub use gpu::Gpu;
+pub use key::{Key, KeyType, Order};
 pub use merge::{
     Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers, MAX_ITEMS_PER_THREAD,
     MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,

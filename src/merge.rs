@@ -1,17 +1,19 @@
-//! Merging two sorted `u32` arrays on the GPU, optionally moving a 4-byte value with each key.
+//! Merging two sorted arrays on the GPU, in either order, optionally moving a 4- or 8-byte value
+//! with each key.
 
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
 
+use crate::key::{Key, KeyType, Order};
 use crate::shader::{Kernel, PipelineConfig};
-use crate::{Error, Gpu};
+use crate::{cpu, Error, Gpu};
 
 /// Largest `items_per_thread` accepted: beyond it an invocation's sequential merge only adds
 /// latency.
 pub const MAX_ITEMS_PER_THREAD: u32 = 64;
 /// Largest `tiles_per_workgroup` accepted.
 pub const MAX_TILES_PER_WORKGROUP: u32 = 4096;
-/// Largest merged length (keys) on any device; a device's binding limits may allow fewer.
+/// Largest merged length (keys) one dispatch handles on any device; a device's binding limits
+/// may allow fewer. The slice forms merge longer inputs piece by piece.
 pub const MAX_MERGED_LEN: usize = 1 << 30;
 
 /// Which merge kernel runs. Each is correct for every input; they differ in how work is split
@@ -50,15 +52,32 @@ impl Algorithm {
         }
     }
 
-    /// Default (workgroup size, items per thread). They fit WebGPU's default limits: the tiled
-    /// kernels keep 2 x 1024 keys (8 KiB) in workgroup memory, merge path 768 keys and their
-    /// order (6 KiB).
-    pub fn default_shape(self) -> (u32, u32) {
+    /// Short name, as the examples and benchmarks take it on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Basic => "basic",
+            Algorithm::Tiled => "tiled",
+            Algorithm::CircularBuffer => "circular",
+            Algorithm::MergePath => "merge-path",
+        }
+    }
+
+    /// The algorithm [`Algorithm::name`] names.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        Algorithm::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Default (workgroup size, items per thread) for `key`. Every default fits WebGPU's default
+    /// limits (16 KiB of workgroup memory, 256 invocations): the tiled kernels keep two tiles of
+    /// 1024 32-bit keys (8 KiB) or 512 64-bit keys, merge path 768 keys and their order (6 KiB,
+    /// 9 KiB for 64-bit keys).
+    pub fn default_shape(self, key: KeyType) -> (u32, u32) {
+        let wide = key.size() == 8;
         match self {
             Algorithm::Basic => (256, 8),
+            Algorithm::Tiled | Algorithm::CircularBuffer if wide => (128, 4),
             Algorithm::Tiled | Algorithm::CircularBuffer => (128, 8),
-            // Measured best of the shapes tried on an H100 (docs/benchmarks.md); fits WebGPU's
-            // default limits.
+            // Measured best of the shapes tried on an H100 (docs/benchmarks.md).
             Algorithm::MergePath => (256, 3),
         }
     }
@@ -67,14 +86,20 @@ impl Algorithm {
 /// How to merge. A plain struct: set the fields you need and take the rest from `Default`.
 ///
 /// ```
-/// use wgmerge::{Algorithm, MergeOptions};
-/// let options = MergeOptions { algorithm: Algorithm::CircularBuffer, ..Default::default() };
+/// use wgmerge::{Algorithm, MergeOptions, Order};
+/// let options = MergeOptions {
+///     algorithm: Algorithm::CircularBuffer,
+///     order: Order::Descending,
+///     ..Default::default()
+/// };
 /// # let _ = options;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MergeOptions {
     /// The kernel.
     pub algorithm: Algorithm,
+    /// The order both inputs are sorted in, and the output's.
+    pub order: Order,
     /// Invocations per workgroup; `None` takes [`Algorithm::default_shape`].
     pub workgroup_size: Option<u32>,
     /// Outputs each invocation merges per step (1..=[`MAX_ITEMS_PER_THREAD`]); the tiled kernels'
@@ -83,6 +108,11 @@ pub struct MergeOptions {
     /// Tiled kernels: output tiles each workgroup merges (1..=[`MAX_TILES_PER_WORKGROUP`]);
     /// `None` chooses from the input size.
     pub tiles_per_workgroup: Option<u32>,
+    /// Slice forms: the most merged keys one piece may hold. Inputs whose merge is longer are
+    /// split by co-rank into pieces that are uploaded, merged and read back one after another,
+    /// so GPU memory use stays bounded. `None` makes pieces as large as the device's storage
+    /// bindings allow.
+    pub max_piece_len: Option<usize>,
 }
 
 #[repr(C)]
@@ -95,8 +125,8 @@ struct MergeParams {
 }
 
 /// What the `encode_*` methods need besides their inputs and outputs: a small uniform buffer of
-/// lengths and a placeholder bound where an input is empty. Create it once with
-/// [`Gpu::create_scratch`] and reuse it.
+/// lengths, a placeholder bound where an input is empty, and merge path's boundaries. Create it
+/// once with [`Gpu::create_scratch`] and reuse it.
 ///
 /// Its lengths are written with `Queue::write_buffer`, which takes effect at the next
 /// `Queue::submit`: every operation recorded into one submission needs its own scratch, unless
@@ -130,8 +160,8 @@ impl Scratch {
     }
 }
 
-/// The caller's GPU buffers for [`Gpu::encode_merge`]. Keys are `u32`, tightly packed from
-/// offset 0.
+/// The caller's GPU buffers for [`Gpu::encode_merge`]. Keys are of the [`Key`] type the call
+/// names, tightly packed from offset 0.
 ///
 /// Required usages: `STORAGE` on every buffer (plus whatever the caller needs to fill or read
 /// them, such as `COPY_DST` or `COPY_SRC`). `out` must hold `a_len + b_len` keys. A buffer whose
@@ -152,8 +182,8 @@ pub struct MergeBuffers<'a> {
     pub values: Option<ValueBuffers<'a>>,
 }
 
-/// 4-byte values moving with the keys in [`MergeBuffers`]: one per key of A, of B and of the
-/// output, with the same usages as the key buffers.
+/// Values moving with the keys in [`MergeBuffers`]: one per key of A, of B and of the output,
+/// with the same usages as the key buffers.
 #[derive(Clone, Copy, Debug)]
 pub struct ValueBuffers<'a> {
     /// Values of A.
@@ -162,6 +192,8 @@ pub struct ValueBuffers<'a> {
     pub b: &'a wgpu::Buffer,
     /// Receives the merged values.
     pub out: &'a wgpu::Buffer,
+    /// Bytes per value: 4 or 8.
+    pub value_size: u32,
 }
 
 /// A merge checked against the device and ready to record.
@@ -183,22 +215,72 @@ impl MergePlan {
     }
 }
 
+/// Value bytes of both inputs of a slice-form merge, with their size.
+#[derive(Clone, Copy)]
+struct HostValues<'a> {
+    a: &'a [u8],
+    b: &'a [u8],
+    size: u32,
+}
+
+/// Checks a value type's size and the key and value lengths of both inputs.
+fn check_pairs<K, V>(
+    a_keys: &[K],
+    a_values: &[V],
+    b_keys: &[K],
+    b_values: &[V],
+) -> Result<u32, Error> {
+    let size = std::mem::size_of::<V>();
+    if size != 4 && size != 8 {
+        return Err(Error::InvalidOptions(format!(
+            "values must be 4 or 8 bytes, not {size}"
+        )));
+    }
+    for (what, keys, values) in [
+        ("A keys and values", a_keys.len(), a_values.len()),
+        ("B keys and values", b_keys.len(), b_values.len()),
+    ] {
+        if keys != values {
+            return Err(Error::LengthMismatch {
+                what,
+                left: keys,
+                right: values,
+            });
+        }
+    }
+    Ok(size as u32)
+}
+
 impl Gpu {
     /// Merges sorted `a` and `b` with the default options: upload, merge, read back.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn merge(&self, a: &[u32], b: &[u32]) -> Result<Vec<u32>, Error> {
+    pub fn merge<K: Key>(&self, a: &[K], b: &[K]) -> Result<Vec<K>, Error> {
         self.merge_with(a, b, &MergeOptions::default())
     }
 
     /// Merges sorted `a` and `b` with `options`.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn merge_with(
+    pub fn merge_with<K: Key>(
         &self,
-        a: &[u32],
-        b: &[u32],
+        a: &[K],
+        b: &[K],
         options: &MergeOptions,
-    ) -> Result<Vec<u32>, Error> {
+    ) -> Result<Vec<K>, Error> {
         pollster::block_on(self.merge_async(a, b, options))
+    }
+
+    /// [`Gpu::merge_with`], calling `progress(merged, total)` after each piece (see
+    /// [`MergeOptions::max_piece_len`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn merge_with_progress<K: Key>(
+        &self,
+        a: &[K],
+        b: &[K],
+        options: &MergeOptions,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<Vec<K>, Error> {
+        let (keys, _) = pollster::block_on(self.merge_host(a, b, None, options, &mut progress))?;
+        Ok(keys)
     }
 
     /// Merges sorted `a` and `b` with `options`, without blocking.
@@ -206,76 +288,95 @@ impl Gpu {
     /// The merge is stable: equal keys keep A's before B's. If an input is not sorted the result
     /// is unspecified, but it has `a.len() + b.len()` keys and no invocation reads or writes out
     /// of bounds.
-    pub async fn merge_async(
+    pub async fn merge_async<K: Key>(
         &self,
-        a: &[u32],
-        b: &[u32],
+        a: &[K],
+        b: &[K],
         options: &MergeOptions,
-    ) -> Result<Vec<u32>, Error> {
-        let (keys, _) = self.merge_host(a, b, None, options).await?;
+    ) -> Result<Vec<K>, Error> {
+        let (keys, _) = self.merge_host(a, b, None, options, &mut |_, _| {}).await?;
         Ok(keys)
     }
 
-    /// Merges sorted keys and moves each key's 4-byte value with it (stable: on equal keys A's
-    /// pairs come first).
+    /// Merges sorted keys and moves each key's value with it (stable: on equal keys A's pairs
+    /// come first).
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn merge_pairs<V: Pod>(
+    pub fn merge_pairs<K: Key, V: Pod>(
         &self,
-        a_keys: &[u32],
+        a_keys: &[K],
         a_values: &[V],
-        b_keys: &[u32],
+        b_keys: &[K],
         b_values: &[V],
-    ) -> Result<(Vec<u32>, Vec<V>), Error> {
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
         self.merge_pairs_with(a_keys, a_values, b_keys, b_values, &MergeOptions::default())
     }
 
     /// [`Gpu::merge_pairs`] with `options`.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn merge_pairs_with<V: Pod>(
+    pub fn merge_pairs_with<K: Key, V: Pod>(
         &self,
-        a_keys: &[u32],
+        a_keys: &[K],
         a_values: &[V],
-        b_keys: &[u32],
+        b_keys: &[K],
         b_values: &[V],
         options: &MergeOptions,
-    ) -> Result<(Vec<u32>, Vec<V>), Error> {
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
         pollster::block_on(self.merge_pairs_async(a_keys, a_values, b_keys, b_values, options))
     }
 
-    /// [`Gpu::merge_pairs`] without blocking. Values must be 4 bytes (`u32`, `i32`, `f32`, or
-    /// any 4-byte `Pod`); keys and values of one input must have the same length.
-    pub async fn merge_pairs_async<V: Pod>(
+    /// [`Gpu::merge_pairs_with`], calling `progress(merged, total)` after each piece.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn merge_pairs_with_progress<K: Key, V: Pod>(
         &self,
-        a_keys: &[u32],
+        a_keys: &[K],
         a_values: &[V],
-        b_keys: &[u32],
+        b_keys: &[K],
         b_values: &[V],
         options: &MergeOptions,
-    ) -> Result<(Vec<u32>, Vec<V>), Error> {
-        if std::mem::size_of::<V>() != 4 {
-            return Err(Error::InvalidOptions(format!(
-                "values must be 4 bytes, not {}",
-                std::mem::size_of::<V>()
-            )));
-        }
-        for (what, keys, values) in [
-            ("A keys and values", a_keys.len(), a_values.len()),
-            ("B keys and values", b_keys.len(), b_values.len()),
-        ] {
-            if keys != values {
-                return Err(Error::LengthMismatch {
-                    what,
-                    left: keys,
-                    right: values,
-                });
-            }
-        }
-        let values = (
-            bytemuck::cast_slice(a_values),
-            bytemuck::cast_slice(b_values),
-        );
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
+        pollster::block_on(self.merge_pairs_inner(
+            a_keys,
+            a_values,
+            b_keys,
+            b_values,
+            options,
+            &mut progress,
+        ))
+    }
+
+    /// [`Gpu::merge_pairs`] without blocking. Values must be 4 bytes (`u32`, `i32`, `f32`, or
+    /// any 4-byte `Pod`) or 8 bytes (`u64`, `f64`, `[u32; 2]`, ...); keys and values of one
+    /// input must have the same length.
+    pub async fn merge_pairs_async<K: Key, V: Pod>(
+        &self,
+        a_keys: &[K],
+        a_values: &[V],
+        b_keys: &[K],
+        b_values: &[V],
+        options: &MergeOptions,
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
+        self.merge_pairs_inner(a_keys, a_values, b_keys, b_values, options, &mut |_, _| {})
+            .await
+    }
+
+    async fn merge_pairs_inner<K: Key, V: Pod>(
+        &self,
+        a_keys: &[K],
+        a_values: &[V],
+        b_keys: &[K],
+        b_values: &[V],
+        options: &MergeOptions,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
+        let size = check_pairs(a_keys, a_values, b_keys, b_values)?;
+        let values = HostValues {
+            a: bytemuck::cast_slice(a_values),
+            b: bytemuck::cast_slice(b_values),
+            size,
+        };
         let (keys, values) = self
-            .merge_host(a_keys, b_keys, Some(values), options)
+            .merge_host(a_keys, b_keys, Some(values), options, progress)
             .await?;
         Ok((keys, bytemuck::pod_collect_to_vec(&values)))
     }
@@ -291,7 +392,7 @@ impl Gpu {
             }),
             placeholder: self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("wgmerge placeholder"),
-                size: 4,
+                size: 8,
                 usage: wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             }),
@@ -299,10 +400,12 @@ impl Gpu {
         }
     }
 
-    /// Records a merge of GPU-resident buffers into `encoder`; nothing is read back. The merge
-    /// runs when the caller submits the encoder. Inputs, output and options are checked here;
-    /// see [`MergeBuffers`] for the buffers' requirements and [`Scratch`] for the scratch.
-    pub fn encode_merge(
+    /// Records a merge of GPU-resident buffers of `K` keys into `encoder`; nothing is read back.
+    /// The merge runs when the caller submits the encoder. Inputs, output and options are
+    /// checked here; see [`MergeBuffers`] for the buffers' requirements and [`Scratch`] for the
+    /// scratch. The merged length must fit one storage binding of the device
+    /// ([`Gpu::max_merge_len`]); the slice forms split longer merges into pieces.
+    pub fn encode_merge<K: Key>(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
@@ -310,36 +413,50 @@ impl Gpu {
         options: &MergeOptions,
     ) -> Result<(), Error> {
         self.check_lost()?;
-        let plan = self.plan_merge(
-            buffers.a_len,
-            buffers.b_len,
-            buffers.values.is_some(),
-            options,
-        )?;
+        let value_size = buffers.values.map_or(0, |v| v.value_size);
+        if value_size != 0 && value_size != 4 && value_size != 8 {
+            return Err(Error::InvalidOptions(format!(
+                "values must be 4 or 8 bytes, not {value_size}"
+            )));
+        }
+        let plan = self.plan_merge(K::TYPE, buffers.a_len, buffers.b_len, value_size, options)?;
         let total = buffers.a_len + buffers.b_len;
-        check_buffer("a", buffers.a, buffers.a_len)?;
-        check_buffer("b", buffers.b, buffers.b_len)?;
-        check_buffer("out", buffers.out, total)?;
+        let key_size = K::TYPE.size();
+        check_buffer("a", buffers.a, buffers.a_len, key_size)?;
+        check_buffer("b", buffers.b, buffers.b_len, key_size)?;
+        check_buffer("out", buffers.out, total, key_size)?;
         if let Some(values) = &buffers.values {
-            check_buffer("a values", values.a, buffers.a_len)?;
-            check_buffer("b values", values.b, buffers.b_len)?;
-            check_buffer("out values", values.out, total)?;
+            check_buffer("a values", values.a, buffers.a_len, value_size)?;
+            check_buffer("b values", values.b, buffers.b_len, value_size)?;
+            check_buffer("out values", values.out, total, value_size)?;
         }
         self.record_merge(encoder, scratch, buffers, &plan);
         Ok(())
     }
 
+    /// The longest merge (in keys) one dispatch can do on this device for `key` keys with values
+    /// of `value_size` bytes (0 for none): what one storage binding holds.
+    pub fn max_merge_len(&self, key: KeyType, value_size: u32) -> usize {
+        let limits = self.device.limits();
+        let binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let widest = u64::from(key.size().max(value_size));
+        MAX_MERGED_LEN.min(usize::try_from(binding / widest).unwrap_or(usize::MAX))
+    }
+
     /// Checks lengths and options against the device and chooses the dispatch.
     fn plan_merge(
         &self,
+        key: KeyType,
         a_len: usize,
         b_len: usize,
-        with_values: bool,
+        value_size: u32,
         options: &MergeOptions,
     ) -> Result<MergePlan, Error> {
         let limits = self.device.limits();
         let kernel = options.algorithm.kernel();
-        let (default_workgroup, default_items) = options.algorithm.default_shape();
+        let (default_workgroup, default_items) = options.algorithm.default_shape(key);
         let workgroup_size = options.workgroup_size.unwrap_or(default_workgroup);
         let items_per_thread = options.items_per_thread.unwrap_or(default_items);
         let max_workgroup = limits
@@ -355,26 +472,28 @@ impl Gpu {
                 "items_per_thread {items_per_thread} is outside 1..={MAX_ITEMS_PER_THREAD}"
             )));
         }
+        let config = PipelineConfig {
+            workgroup_size,
+            items_per_thread,
+            key,
+            order: options.order,
+            value_size,
+        };
         let per_step = u64::from(workgroup_size) * u64::from(items_per_thread);
-        if kernel.uses_tiles() {
-            // Two tiles of keys plus the two co-rank results shared by the workgroup.
-            let bytes = per_step * 8 + 8;
-            let max = u64::from(limits.max_compute_workgroup_storage_size);
-            if bytes > max {
-                return Err(Error::InvalidOptions(format!(
-                    "tiles of {per_step} keys need {bytes} bytes of workgroup memory; this device has {max}"
-                )));
-            }
+        let bytes = kernel.workgroup_memory(&config);
+        let max = u64::from(limits.max_compute_workgroup_storage_size);
+        if bytes > max {
+            return Err(Error::InvalidOptions(format!(
+                "{} with {per_step} {} keys per step needs {bytes} bytes of workgroup memory; this device has {max}",
+                options.algorithm.name(),
+                key.name(),
+            )));
         }
 
-        self.check_storage_buffers(kernel, with_values)?;
+        self.check_storage_buffers(kernel, value_size > 0)?;
 
         let total = a_len + b_len;
-        let binding_max = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size)
-            / 4;
-        let max_len = MAX_MERGED_LEN.min(usize::try_from(binding_max).unwrap_or(usize::MAX));
+        let max_len = self.max_merge_len(key, value_size);
         if total > max_len {
             return Err(Error::TooLarge {
                 what: "merged output",
@@ -412,11 +531,7 @@ impl Gpu {
             })?;
         Ok(MergePlan {
             kernel,
-            config: PipelineConfig {
-                workgroup_size,
-                items_per_thread,
-                with_values,
-            },
+            config,
             params: MergeParams {
                 a_len: a_len as u32,
                 b_len: b_len as u32,
@@ -449,18 +564,19 @@ impl Gpu {
         self.queue
             .write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
         let total = buffers.a_len + buffers.b_len;
-        let binding = |buffer, len| bind_keys(buffer, len, &scratch.placeholder);
+        let key_size = plan.config.key.size();
+        let binding = |buffer, len, size| bind_elements(buffer, len, size, &scratch.placeholder);
         let mut resources = vec![
             scratch.params.as_entire_binding(),
-            binding(buffers.a, buffers.a_len),
-            binding(buffers.b, buffers.b_len),
-            binding(buffers.out, total),
+            binding(buffers.a, buffers.a_len, key_size),
+            binding(buffers.b, buffers.b_len, key_size),
+            binding(buffers.out, total, key_size),
         ];
         if let Some(v) = &buffers.values {
             resources.extend([
-                binding(v.a, buffers.a_len),
-                binding(v.b, buffers.b_len),
-                binding(v.out, total),
+                binding(v.a, buffers.a_len, v.value_size),
+                binding(v.b, buffers.b_len, v.value_size),
+                binding(v.out, total, v.value_size),
             ]);
         }
         let mut entries: Vec<wgpu::BindGroupEntry<'_>> = resources
@@ -484,7 +600,7 @@ impl Gpu {
             self.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(kernel.entry_point()),
                 layout: &self
-                    .layout(kernel.bindings(plan.config.with_values))
+                    .layout(kernel.bindings(plan.config.with_values()))
                     .bind_group,
                 entries,
             })
@@ -505,7 +621,7 @@ impl Gpu {
             pass.set_pipeline(&self.pipeline(
                 kernel,
                 PipelineConfig {
-                    with_values: false,
+                    value_size: 0,
                     ..plan.config
                 },
             ));
@@ -518,83 +634,154 @@ impl Gpu {
     }
 
     /// Upload, merge, read back: the slice forms share this. Returns keys and value bytes.
-    async fn merge_host(
+    ///
+    /// A merge longer than one piece is cut by co-rank (on the CPU, a binary search per cut)
+    /// into pieces whose inputs are contiguous runs of A and B; each piece is uploaded into the
+    /// same GPU buffers, merged, and read back into its place in the output.
+    async fn merge_host<K: Key>(
         &self,
-        a: &[u32],
-        b: &[u32],
-        values: Option<(&[u8], &[u8])>,
+        a: &[K],
+        b: &[K],
+        values: Option<HostValues<'_>>,
         options: &MergeOptions,
-    ) -> Result<(Vec<u32>, Vec<u8>), Error> {
-        let plan = self.plan_merge(a.len(), b.len(), values.is_some(), options)?;
-        if plan.is_empty() {
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Vec<K>, Vec<u8>), Error> {
+        let value_size = values.map_or(0, |v| v.size);
+        let total = a.len() + b.len();
+        let device_max = self.max_merge_len(K::TYPE, value_size);
+        let piece_len = match options.max_piece_len {
+            Some(0) => {
+                return Err(Error::InvalidOptions(
+                    "max_piece_len must be positive".into(),
+                ))
+            }
+            Some(len) => len.min(device_max),
+            None => device_max,
+        };
+        // Check the options (and that the device can run this merge at all) before any work.
+        self.plan_merge(K::TYPE, 0, 0, value_size, options)?;
+        if total == 0 {
             return Ok((Vec::new(), Vec::new()));
         }
-        let key_bytes = (a.len() + b.len()) as u64 * 4;
-        let value_bytes = if values.is_some() { key_bytes } else { 0 };
-        let staging = self
+
+        let key_size = K::TYPE.size() as usize;
+        let value_size = value_size as usize;
+        let pieces = total.div_ceil(piece_len);
+        // A piece never holds more of an input than the input has.
+        let a_room = a.len().min(piece_len);
+        let b_room = b.len().min(piece_len);
+        let out_room = total.min(piece_len);
+
+        let mut keys = vec![K::zeroed(); total];
+        let mut out_values = vec![0u8; total * value_size];
+        let storage = wgpu::BufferUsages::STORAGE;
+        let buffers = self
             .scoped(|| {
-                let scratch = self.create_scratch();
-                let upload = |data: &[u8]| {
-                    // An empty input is bound to the placeholder; give it a valid buffer anyway.
-                    self.device
-                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some("wgmerge input"),
-                            contents: if data.is_empty() { &[0; 4] } else { data },
-                            usage: wgpu::BufferUsages::STORAGE,
-                        })
-                };
-                let output = |size: u64| {
+                let buffer = |label, len: usize, size: usize, usage| {
                     self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("wgmerge output"),
-                        size: size.max(4),
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                        label: Some(label),
+                        // An empty input is bound to the placeholder; give it a valid buffer.
+                        size: (len * size).max(8) as u64,
+                        usage,
                         mapped_at_creation: false,
                     })
                 };
-                let (a_buffer, b_buffer, out) = (
-                    upload(bytemuck::cast_slice(a)),
-                    upload(bytemuck::cast_slice(b)),
-                    output(key_bytes),
+                let input = storage | wgpu::BufferUsages::COPY_DST;
+                let output = storage | wgpu::BufferUsages::COPY_SRC;
+                let key_buffers = [
+                    buffer("wgmerge a", a_room, key_size, input),
+                    buffer("wgmerge b", b_room, key_size, input),
+                    buffer("wgmerge out", out_room, key_size, output),
+                ];
+                let value_buffers = values.map(|_| {
+                    [
+                        buffer("wgmerge a values", a_room, value_size, input),
+                        buffer("wgmerge b values", b_room, value_size, input),
+                        buffer("wgmerge out values", out_room, value_size, output),
+                    ]
+                });
+                let staging = buffer(
+                    "wgmerge readback",
+                    out_room,
+                    key_size + value_size,
+                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 );
-                let value_buffers = values.map(|(a_values, b_values)| {
-                    (upload(a_values), upload(b_values), output(value_bytes))
-                });
-                let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgmerge readback"),
-                    size: key_bytes + value_bytes,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                let mut encoder = self.device.create_command_encoder(&Default::default());
-                let buffers = MergeBuffers {
-                    a: &a_buffer,
-                    a_len: a.len(),
-                    b: &b_buffer,
-                    b_len: b.len(),
-                    out: &out,
-                    values: value_buffers
-                        .as_ref()
-                        .map(|(a, b, out)| ValueBuffers { a, b, out }),
-                };
-                self.record_merge(&mut encoder, &scratch, &buffers, &plan);
-                encoder.copy_buffer_to_buffer(&out, 0, &staging, 0, key_bytes);
-                if let Some((_, _, out_values)) = &value_buffers {
-                    encoder.copy_buffer_to_buffer(out_values, 0, &staging, key_bytes, value_bytes);
-                }
-                self.queue.submit([encoder.finish()]);
-                staging
+                (key_buffers, value_buffers, staging, self.create_scratch())
             })
             .await?;
-        let mut bytes = self.read_back(&staging).await?;
-        let value_bytes = bytes.split_off(key_bytes as usize);
-        Ok((bytemuck::pod_collect_to_vec(&bytes), value_bytes))
+        let (key_buffers, value_buffers, staging, scratch) = &buffers;
+
+        let order = options.order;
+        let (mut i0, mut k0) = (0, 0);
+        for piece in 0..pieces {
+            let k1 = if piece + 1 == pieces {
+                total
+            } else {
+                k0 + piece_len
+            };
+            let j0 = k0 - i0;
+            // Clamped so that unsorted input (where co-rank need not grow with rank) still
+            // gives pieces that cover each input exactly once.
+            let i1 = cpu::co_rank_ordered(k1, a, b, order).clamp(i0, i0 + (k1 - k0));
+            let j1 = k1 - i1;
+            let (a_len, b_len, len) = (i1 - i0, j1 - j0, k1 - k0);
+            let plan = self.plan_merge(K::TYPE, a_len, b_len, value_size as u32, options)?;
+            let staging = self
+                .scoped(|| {
+                    let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
+                        if !bytes.is_empty() {
+                            self.queue.write_buffer(buffer, 0, bytes);
+                        }
+                    };
+                    write(&key_buffers[0], bytemuck::cast_slice(&a[i0..i1]));
+                    write(&key_buffers[1], bytemuck::cast_slice(&b[j0..j1]));
+                    if let (Some(v), Some(buffers)) = (values, value_buffers) {
+                        write(&buffers[0], &v.a[i0 * value_size..i1 * value_size]);
+                        write(&buffers[1], &v.b[j0 * value_size..j1 * value_size]);
+                    }
+                    let mut encoder = self.device.create_command_encoder(&Default::default());
+                    let merge_buffers = MergeBuffers {
+                        a: &key_buffers[0],
+                        a_len,
+                        b: &key_buffers[1],
+                        b_len,
+                        out: &key_buffers[2],
+                        values: value_buffers.as_ref().map(|[a, b, out]| ValueBuffers {
+                            a,
+                            b,
+                            out,
+                            value_size: value_size as u32,
+                        }),
+                    };
+                    self.record_merge(&mut encoder, scratch, &merge_buffers, &plan);
+                    let key_bytes = (len * key_size) as u64;
+                    encoder.copy_buffer_to_buffer(&key_buffers[2], 0, staging, 0, key_bytes);
+                    if let Some([_, _, out]) = value_buffers {
+                        let bytes = (len * value_size) as u64;
+                        encoder.copy_buffer_to_buffer(out, 0, staging, key_bytes, bytes);
+                    }
+                    self.queue.submit([encoder.finish()]);
+                    staging
+                })
+                .await?;
+            let bytes = self.read_back(staging).await?;
+            let (key_bytes, value_bytes) = bytes.split_at(len * key_size);
+            bytemuck::cast_slice_mut::<K, u8>(&mut keys[k0..k1]).copy_from_slice(key_bytes);
+            out_values[k0 * value_size..k1 * value_size]
+                .copy_from_slice(&value_bytes[..len * value_size]);
+            progress(k1, total);
+            (i0, k0) = (i1, k1);
+        }
+        Ok((keys, out_values))
     }
 }
 
-/// Binds the first `len` 4-byte elements of `buffer`, or the placeholder when there are none.
-fn bind_keys<'a>(
+/// Binds the first `len` elements of `size` bytes of `buffer`, or the placeholder when there are
+/// none.
+fn bind_elements<'a>(
     buffer: &'a wgpu::Buffer,
     len: usize,
+    size: u32,
     placeholder: &'a wgpu::Buffer,
 ) -> wgpu::BindingResource<'a> {
     if len == 0 {
@@ -603,15 +790,16 @@ fn bind_keys<'a>(
     wgpu::BindingResource::Buffer(wgpu::BufferBinding {
         buffer,
         offset: 0,
-        size: wgpu::BufferSize::new(len as u64 * 4),
+        size: wgpu::BufferSize::new(len as u64 * u64::from(size)),
     })
 }
 
-/// Checks that a caller's buffer can be bound for `len` keys or values.
+/// Checks that a caller's buffer can be bound for `len` elements of `size` bytes.
 pub(crate) fn check_buffer(
     name: &'static str,
     buffer: &wgpu::Buffer,
     len: usize,
+    size: u32,
 ) -> Result<(), Error> {
     if len == 0 {
         return Ok(());
@@ -622,7 +810,7 @@ pub(crate) fn check_buffer(
             needed: wgpu::BufferUsages::STORAGE,
         });
     }
-    let needed = len as u64 * 4;
+    let needed = len as u64 * u64::from(size);
     if buffer.size() < needed {
         return Err(Error::BufferTooSmall {
             buffer: name,

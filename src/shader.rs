@@ -1,14 +1,18 @@
 //! The WGSL sources and the one step that composes them into a kernel's module.
 //!
-//! Kernels share modules: `keys.wgsl` (the key type and its order), `co_rank.wgsl` (co-rank and
-//! the sequential merge, reading through accessors the kernel defines), `merge_io.wgsl`
-//! (bindings and output) and `values.wgsl` or `no_values.wgsl` (the value bindings, or none, so
-//! that a keys-only kernel needs only three storage buffers). WGSL allows declarations in any
-//! order, so composing is concatenation in the order [`Kernel::modules`] lists: no preprocessor,
-//! no templates. Workgroup size and items per invocation are WGSL override constants, set when a
+//! Kernels share modules: one of `keys/*.wgsl` (the key type and its ascending `key_less`),
+//! `order.wgsl` (`key_before`, ascending or descending), `co_rank.wgsl` (co-rank and the
+//! sequential merge, reading through accessors the kernel defines), `merge_io.wgsl` (bindings and
+//! output) and `values.wgsl` or `no_values.wgsl` (the value bindings, or none, so that a
+//! keys-only kernel needs only three storage buffers). WGSL allows declarations in any order, so
+//! composing is concatenation in the order [`Kernel::modules`] lists, plus one generated line
+//! naming the value type (`alias Value = u32;` or `vec2<u32>`): no preprocessor, no templates.
+//! Workgroup size, items per invocation and the order are WGSL override constants, set when a
 //! pipeline is created ([`PipelineConfig::constants`]), so one module serves every size.
 
 use wgpu::BufferBindingType;
+
+use crate::key::{KeyType, Order};
 
 /// A WGSL module, by file name and text (included at compile time).
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +33,7 @@ macro_rules! module {
 }
 
 const DISPATCH: Module = module!("dispatch.wgsl");
-const KEYS: Module = module!("keys.wgsl");
+const ORDER: Module = module!("order.wgsl");
 const CO_RANK: Module = module!("co_rank.wgsl");
 const MERGE_IO: Module = module!("merge_io.wgsl");
 const VALUES: Module = module!("values.wgsl");
@@ -39,6 +43,15 @@ const MERGE_TILED: Module = module!("merge_tiled.wgsl");
 const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
 const MERGE_PATH: Module = module!("merge_path.wgsl");
 const COPY: Module = module!("copy.wgsl");
+/// The value type, by size: the one generated piece of WGSL.
+const VALUE_4_BYTES: Module = Module {
+    name: "value type (4 bytes)",
+    source: "alias Value = u32;\n",
+};
+const VALUE_8_BYTES: Module = Module {
+    name: "value type (8 bytes)",
+    source: "alias Value = vec2<u32>;\n",
+};
 
 /// Every compute kernel the crate dispatches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -68,9 +81,9 @@ impl Kernel {
         Kernel::Copy,
     ];
 
-    /// The modules composed, in order, into this kernel's shader module, with or without values
-    /// (kernels that move no values ignore `with_values`).
-    pub fn modules(self, with_values: bool) -> Vec<Module> {
+    /// The modules composed, in order, into this kernel's shader module for `config` (kernels
+    /// that move no values ignore its value size, the copy its key type too).
+    pub fn modules(self, config: &PipelineConfig) -> Vec<Module> {
         let kernel = match self {
             Kernel::MergeBasic => MERGE_BASIC,
             Kernel::MergeTiled => MERGE_TILED,
@@ -78,8 +91,15 @@ impl Kernel {
             Kernel::MergePathPartition | Kernel::MergePath => MERGE_PATH,
             Kernel::Copy => return vec![DISPATCH, COPY],
         };
-        let values = if with_values { VALUES } else { NO_VALUES };
-        vec![DISPATCH, KEYS, CO_RANK, MERGE_IO, values, kernel]
+        let key = config.key.module();
+        let mut modules = vec![DISPATCH, key, ORDER, CO_RANK, MERGE_IO];
+        match config.value_size {
+            0 => modules.push(NO_VALUES),
+            4 => modules.extend([VALUE_4_BYTES, VALUES]),
+            _ => modules.extend([VALUE_8_BYTES, VALUES]),
+        }
+        modules.push(kernel);
+        modules
     }
 
     /// Whether the kernel can move values with its keys.
@@ -152,18 +172,22 @@ impl Kernel {
         }
     }
 
-    /// Whether the kernel keeps two arrays of `workgroup_size * items_per_thread` words in
-    /// workgroup memory.
-    pub fn uses_tiles(self) -> bool {
-        matches!(
-            self,
-            Kernel::MergeTiled | Kernel::MergeCircular | Kernel::MergePath
-        )
+    /// Bytes of workgroup memory the kernel uses in `config`.
+    pub fn workgroup_memory(self, config: &PipelineConfig) -> u64 {
+        let tile = u64::from(config.workgroup_size) * u64::from(config.items_per_thread);
+        let key = u64::from(config.key.size());
+        match self {
+            // Two tiles of keys plus the two co-rank results shared by the workgroup.
+            Kernel::MergeTiled | Kernel::MergeCircular => tile * key * 2 + 8,
+            // One tile of keys and its order (a u32 slot per output).
+            Kernel::MergePath => tile * (key + 4),
+            Kernel::MergeBasic | Kernel::MergePathPartition | Kernel::Copy => 0,
+        }
     }
 
-    /// The composed WGSL source.
-    pub fn source(self, with_values: bool) -> String {
-        compose(&self.modules(with_values))
+    /// The composed WGSL source for `config`.
+    pub fn source(self, config: &PipelineConfig) -> String {
+        compose(&self.modules(config))
     }
 }
 
@@ -183,24 +207,51 @@ pub fn compose(modules: &[Module]) -> String {
     out
 }
 
-/// The values of a kernel's override constants.
+/// What a pipeline is built for: the composed modules and the values of their override
+/// constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PipelineConfig {
     /// `WORKGROUP_SIZE`: invocations per workgroup.
     pub workgroup_size: u32,
     /// `ITEMS_PER_THREAD`: outputs each invocation merges per step.
     pub items_per_thread: u32,
-    /// Whether a 4-byte value travels with each key (composes `values.wgsl`).
-    pub with_values: bool,
+    /// The key type (composes `keys/<type>.wgsl`).
+    pub key: KeyType,
+    /// `DESCENDING`: the merge order.
+    pub order: Order,
+    /// Bytes of the value moved with each key: 0 for keys only, 4 or 8 (composes `values.wgsl`).
+    pub value_size: u32,
 }
 
 impl PipelineConfig {
-    /// The override constants as wgpu's pipeline creation (and naga) take them.
-    pub fn constants(&self) -> [(&'static str, f64); 2] {
-        [
+    /// Whether a value travels with each key.
+    pub fn with_values(&self) -> bool {
+        self.value_size > 0
+    }
+
+    /// Keys only, ascending, in the given shape.
+    pub fn keys(key: KeyType, workgroup_size: u32, items_per_thread: u32) -> Self {
+        PipelineConfig {
+            workgroup_size,
+            items_per_thread,
+            key,
+            order: Order::Ascending,
+            value_size: 0,
+        }
+    }
+
+    /// The override constants `kernel` declares, as wgpu's pipeline creation (and naga) take
+    /// them.
+    pub fn constants(&self, kernel: Kernel) -> Vec<(&'static str, f64)> {
+        let mut constants = vec![
             ("WORKGROUP_SIZE", f64::from(self.workgroup_size)),
             ("ITEMS_PER_THREAD", f64::from(self.items_per_thread)),
-        ]
+        ];
+        if kernel != Kernel::Copy {
+            let descending = self.order == Order::Descending;
+            constants.push(("DESCENDING", f64::from(u8::from(descending))));
+        }
+        constants
     }
 }
 
@@ -210,14 +261,20 @@ mod tests {
 
     #[test]
     fn compose_keeps_every_module_in_order() {
-        let source = Kernel::MergeTiled.source(true);
+        let config = PipelineConfig {
+            value_size: 8,
+            ..PipelineConfig::keys(KeyType::I64, 64, 2)
+        };
+        let source = Kernel::MergeTiled.source(&config);
         let positions: Vec<usize> = Kernel::MergeTiled
-            .modules(true)
+            .modules(&config)
             .iter()
             .map(|m| source.find(m.source).expect("module text present"))
             .collect();
         assert!(positions.windows(2).all(|w| w[0] < w[1]));
         assert!(source.contains("// ---- co_rank.wgsl ----\n"));
+        assert!(source.contains("// ---- keys/i64.wgsl ----\n"));
+        assert!(source.contains("alias Value = vec2<u32>;\n"));
     }
 
     #[test]

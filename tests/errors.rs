@@ -3,10 +3,14 @@
 mod common;
 
 use common::*;
-use wgmerge::{Algorithm, Error, Gpu, MergeBuffers, MergeOptions};
+use wgmerge::{Algorithm, Error, Gpu, KeyType, MergeBuffers, MergeOptions};
 
 fn buffer(size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-    gpu().device().create_buffer(&wgpu::BufferDescriptor {
+    gpu_buffer(gpu(), size, usage)
+}
+
+fn gpu_buffer(gpu: &Gpu, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size,
         usage,
@@ -53,7 +57,7 @@ fn options_out_of_range_are_rejected() {
         );
         // Options are checked even when there is nothing to merge.
         assert!(matches!(
-            gpu().merge_with(&[], &[], &options),
+            gpu().merge_with::<u32>(&[], &[], &options),
             Err(Error::InvalidOptions(_))
         ));
     }
@@ -81,8 +85,13 @@ fn mismatched_keys_and_values_are_rejected() {
 }
 
 #[test]
-fn values_must_be_four_bytes() {
-    let result = gpu().merge_pairs(&[1], &[10u64], &[3], &[30u64]);
+fn values_must_be_four_or_eight_bytes() {
+    let result = gpu().merge_pairs(&[1u32], &[10u16], &[3], &[30u16]);
+    assert!(
+        matches!(result, Err(Error::InvalidOptions(_))),
+        "{result:?}"
+    );
+    let result = gpu().merge_pairs(&[1u32], &[10u128], &[3], &[30u128]);
     assert!(
         matches!(result, Err(Error::InvalidOptions(_))),
         "{result:?}"
@@ -106,7 +115,8 @@ fn resident_buffers_are_checked() {
         out: &small_out,
         values: None,
     };
-    let result = gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default());
+    let result =
+        gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &MergeOptions::default());
     assert!(
         matches!(
             result,
@@ -119,13 +129,15 @@ fn resident_buffers_are_checked() {
         "{result:?}"
     );
     buffers.out = &no_storage;
-    let result = gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default());
+    let result =
+        gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &MergeOptions::default());
     assert!(
         matches!(result, Err(Error::MissingUsage { buffer: "out", .. })),
         "{result:?}"
     );
     buffers.a_len = 101;
-    let result = gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default());
+    let result =
+        gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &MergeOptions::default());
     assert!(
         matches!(result, Err(Error::BufferTooSmall { buffer: "a", .. })),
         "{result:?}"
@@ -149,14 +161,35 @@ fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Gpu {
 }
 
 #[test]
-fn inputs_beyond_the_binding_limit_are_rejected() {
+fn resident_inputs_beyond_the_binding_limit_are_rejected() {
+    // 1 KiB bindings: 256 u32 keys, 128 u64 keys or u32 keys with 8-byte values.
     let gpu = gpu_with_limits(|l| wgpu::Limits {
         max_storage_buffer_binding_size: 1024,
         ..l
     });
-    let a: Vec<u32> = (0..200).collect();
-    assert_eq!(gpu.merge(&a, &a[..56]).unwrap().len(), 256);
-    let result = gpu.merge(&a, &a[..57]);
+    assert_eq!(gpu.max_merge_len(KeyType::U32, 0), 256);
+    assert_eq!(gpu.max_merge_len(KeyType::U32, 8), 128);
+    assert_eq!(gpu.max_merge_len(KeyType::I64, 4), 128);
+    let storage = wgpu::BufferUsages::STORAGE;
+    let (a, b, out) = (
+        gpu_buffer(&gpu, 2048, storage),
+        gpu_buffer(&gpu, 2048, storage),
+        gpu_buffer(&gpu, 4096, storage),
+    );
+    let scratch = gpu.create_scratch();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let buffers = |a_len, b_len| MergeBuffers {
+        a: &a,
+        a_len,
+        b: &b,
+        b_len,
+        out: &out,
+        values: None,
+    };
+    let options = MergeOptions::default();
+    gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers(200, 56), &options)
+        .unwrap();
+    let result = gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers(200, 57), &options);
     assert!(
         matches!(
             result,
@@ -166,6 +199,11 @@ fn inputs_beyond_the_binding_limit_are_rejected() {
                 ..
             })
         ),
+        "{result:?}"
+    );
+    let result = gpu.encode_merge::<u64>(&mut encoder, &scratch, &buffers(100, 29), &options);
+    assert!(
+        matches!(result, Err(Error::TooLarge { max: 128, .. })),
         "{result:?}"
     );
 }

@@ -13,6 +13,7 @@ fn small_tiles(algorithm: Algorithm) -> MergeOptions {
         workgroup_size: Some(4),
         items_per_thread: Some(2),
         tiles_per_workgroup: Some(3),
+        ..Default::default()
     }
 }
 
@@ -148,6 +149,7 @@ fn tile_configurations() {
                 workgroup_size: Some(workgroup),
                 items_per_thread: Some(items),
                 tiles_per_workgroup: Some(tiles),
+                ..Default::default()
             };
             for shape in Shape::ALL {
                 let m = rng.random_range(0..20_000);
@@ -175,6 +177,7 @@ fn dispatch_beyond_one_dimension() {
             workgroup_size: Some(1),
             items_per_thread: Some(1),
             tiles_per_workgroup: Some(1),
+            ..Default::default()
         };
         check_merge(&a, &b, &options, &format!("{algorithm:?} folded dispatch"));
     }
@@ -276,9 +279,10 @@ fn resident_merges_recorded_into_one_submission() {
                 a: &a_value_buffer,
                 b: &b_value_buffer,
                 out: &out_values,
+                value_size: 4,
             }),
         };
-        gpu.encode_merge(&mut encoder, &scratch, &buffers, &options(algorithm))
+        gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &options(algorithm))
             .unwrap();
         let want = cpu::merge_pairs(&a, &a_values, &b, &b_values);
         jobs.push((algorithm, out, out_values, want, scratch));
@@ -345,7 +349,7 @@ fn scratch_is_reusable_across_submissions() {
             out: &out,
             values: None,
         };
-        gpu.encode_merge(&mut encoder, &scratch, &buffers, &MergeOptions::default())
+        gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &MergeOptions::default())
             .unwrap();
         gpu.queue().submit([encoder.finish()]);
         assert_same(

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use wgmerge::{Algorithm, MergeOptions};
+use wgmerge::{Algorithm, MergeOptions, Order};
 
 fn sorted_vec(max_len: usize, key_range: u32) -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(0..key_range, 0..max_len).prop_map(|mut v| {
@@ -25,7 +25,21 @@ fn merge_options() -> impl Strategy<Value = MergeOptions> {
             workgroup_size: Some(workgroup),
             items_per_thread: Some(items),
             tiles_per_workgroup: Some(tiles),
+            ..Default::default()
         })
+}
+
+/// Ranks mapped to key type `K` in `order`, then checked as pairs with 8-byte provenance.
+fn check_typed<K: TestKey>(a: &[u32], b: &[u32], options: &MergeOptions) {
+    let keys = |ranks: &[u32]| {
+        let mut keys: Vec<K> = ranks.iter().map(|&r| K::from_rank(r)).collect();
+        if options.order == Order::Descending {
+            keys.reverse();
+        }
+        keys
+    };
+    let context = format!("{} {options:?}", K::TYPE.name());
+    check_stable_pairs_on::<K, u64>(gpu(), &keys(a), &keys(b), options, &context);
 }
 
 proptest! {
@@ -44,5 +58,30 @@ proptest! {
     #[test]
     fn wide_keys_match_the_reference(a in sorted_vec(500, u32::MAX), b in sorted_vec(500, u32::MAX), options in merge_options()) {
         check_merge(&a, &b, &options, &format!("{options:?}"));
+    }
+
+    #[test]
+    fn every_key_type_and_order(
+        a in sorted_vec(2000, u32::MAX),
+        b in sorted_vec(2000, 64),
+        options in merge_options(),
+        key in 0usize..5,
+        descending: bool,
+        swap: bool,
+    ) {
+        let (a, b) = if swap { (b, a) } else { (a, b) };
+        let options = MergeOptions {
+            order: if descending { Order::Descending } else { Order::Ascending },
+            // 64-bit keys need twice the workgroup memory: stay within every adapter's.
+            items_per_thread: options.items_per_thread.map(|i| i.min(6)),
+            ..options
+        };
+        match key {
+            0 => check_typed::<u32>(&a, &b, &options),
+            1 => check_typed::<i32>(&a, &b, &options),
+            2 => check_typed::<f32>(&a, &b, &options),
+            3 => check_typed::<u64>(&a, &b, &options),
+            _ => check_typed::<i64>(&a, &b, &options),
+        }
     }
 }

@@ -5,45 +5,40 @@
 use naga::back::{glsl, hlsl, msl, spv};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use wgmerge::shader::{Kernel, PipelineConfig};
-use wgmerge::{Algorithm, MergeOptions};
+use wgmerge::{Algorithm, KeyType, MergeOptions, Order};
 
-/// The configurations the crate can build: each kernel's defaults, with and without values,
-/// plus the sizes the tests and benchmarks use.
+/// The configurations the crate can build: each kernel's defaults for every key type, order and
+/// value size, plus the shapes the tests and benchmarks use.
 fn configurations() -> Vec<(Kernel, PipelineConfig)> {
-    let copy = PipelineConfig {
-        workgroup_size: 256,
-        items_per_thread: 4,
-        with_values: false,
-    };
-    let mut out = vec![(Kernel::Copy, copy)];
+    let mut out = vec![(Kernel::Copy, PipelineConfig::keys(KeyType::U32, 256, 4))];
     for algorithm in Algorithm::ALL {
-        let (workgroup, items) = algorithm.default_shape();
-        let shapes = [
-            (workgroup, items),
-            (1, 1),
-            (4, 2),
-            (96, 3),
-            (256, 8),
-            (1024, 1),
-        ];
-        for (workgroup_size, items_per_thread) in shapes {
-            for with_values in [false, true] {
-                out.push((
-                    algorithm.kernel(),
-                    PipelineConfig {
-                        workgroup_size,
-                        items_per_thread,
-                        with_values,
-                    },
-                ));
-            }
-            if algorithm == Algorithm::MergePath {
-                let config = PipelineConfig {
-                    workgroup_size,
-                    items_per_thread,
-                    with_values: false,
-                };
-                out.push((Kernel::MergePathPartition, config));
+        for key in KeyType::ALL {
+            let (workgroup, items) = algorithm.default_shape(key);
+            let shapes: &[(u32, u32)] = if key == KeyType::U32 {
+                &[
+                    (workgroup, items),
+                    (1, 1),
+                    (4, 2),
+                    (96, 3),
+                    (256, 8),
+                    (1024, 1),
+                ]
+            } else {
+                &[(workgroup, items), (1, 1), (96, 3)]
+            };
+            for &(workgroup_size, items_per_thread) in shapes {
+                for order in [Order::Ascending, Order::Descending] {
+                    let keys = PipelineConfig {
+                        order,
+                        ..PipelineConfig::keys(key, workgroup_size, items_per_thread)
+                    };
+                    for value_size in [0, 4, 8] {
+                        out.push((algorithm.kernel(), PipelineConfig { value_size, ..keys }));
+                    }
+                    if algorithm == Algorithm::MergePath {
+                        out.push((Kernel::MergePathPartition, keys));
+                    }
+                }
             }
         }
     }
@@ -51,14 +46,14 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
 }
 
 fn translate(kernel: Kernel, config: PipelineConfig) -> Result<(), String> {
-    let source = kernel.source(config.with_values);
+    let source = kernel.source(&config);
     let module = naga::front::wgsl::parse_str(&source).map_err(|e| e.emit_to_string(&source))?;
     let mut validator = Validator::new(ValidationFlags::all(), Capabilities::empty());
     let info = validator
         .validate(&module)
         .map_err(|e| e.emit_to_string(&source))?;
     let mut constants = naga::back::PipelineConstants::default();
-    for (name, value) in config.constants() {
+    for (name, value) in config.constants(kernel) {
         constants.insert(name.to_string(), value);
     }
     let stage = naga::ShaderStage::Compute;
@@ -143,8 +138,10 @@ fn every_configuration_validates_and_translates_to_every_backend() {
 
 #[test]
 fn default_options_are_among_the_checked_configurations() {
-    let (workgroup, items) = MergeOptions::default().algorithm.default_shape();
-    assert!(configurations()
-        .iter()
-        .any(|(_, c)| c.workgroup_size == workgroup && c.items_per_thread == items));
+    for key in KeyType::ALL {
+        let (workgroup, items) = MergeOptions::default().algorithm.default_shape(key);
+        assert!(configurations().iter().any(|(_, c)| c.key == key
+            && c.workgroup_size == workgroup
+            && c.items_per_thread == items));
+    }
 }

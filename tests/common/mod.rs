@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use wgmerge::{cpu, Algorithm, Gpu, MergeOptions};
+use wgmerge::{cpu, Algorithm, Gpu, Key, MergeOptions, Order};
 
 /// The GPU every test uses. Fails loudly when there is no adapter: tests never skip. When
 /// `WGMERGE_EXPECT_BACKEND` is set (CI sets `vulkan`), the adapter must be on that backend.
@@ -52,7 +52,7 @@ pub fn rng(test: &str) -> StdRng {
 /// The input shapes every merge is tested on.
 #[derive(Clone, Copy, Debug)]
 pub enum Shape {
-    /// Uniform keys over the whole u32 range.
+    /// Uniform keys over the whole u32 range (for floats: every bit pattern, NaNs included).
     Uniform,
     /// Every key equal, in both inputs.
     AllEqual,
@@ -64,21 +64,35 @@ pub enum Shape {
     Interleaved,
     /// Keys from a range of 8 values: long runs of ties across both inputs.
     HeavyDuplicates,
+    /// Only the key type's extremes and edge values (MIN, MAX, 0, -1, ±0.0, ±inf, NaNs).
+    Extremes,
 }
 
 impl Shape {
-    pub const ALL: [Shape; 6] = [
+    pub const ALL: [Shape; 7] = [
         Shape::Uniform,
         Shape::AllEqual,
         Shape::ABelowB,
         Shape::BBelowA,
         Shape::Interleaved,
         Shape::HeavyDuplicates,
+        Shape::Extremes,
     ];
 
-    /// Two sorted inputs of lengths `m` and `n` in this shape.
+    /// Two ascending u32 inputs of lengths `m` and `n` in this shape.
     pub fn generate(self, rng: &mut StdRng, m: usize, n: usize) -> (Vec<u32>, Vec<u32>) {
-        match self {
+        self.keys(rng, m, n, Order::Ascending)
+    }
+
+    /// Two inputs of key type `K` of lengths `m` and `n` in this shape, sorted in `order`.
+    pub fn keys<K: TestKey>(
+        self,
+        rng: &mut StdRng,
+        m: usize,
+        n: usize,
+        order: Order,
+    ) -> (Vec<K>, Vec<K>) {
+        let (a, b) = match self {
             Shape::Uniform => (sorted(rng, m, 0..=u32::MAX), sorted(rng, n, 0..=u32::MAX)),
             Shape::AllEqual => (vec![7; m], vec![7; n]),
             Shape::ABelowB => (
@@ -94,7 +108,146 @@ impl Shape {
                 (0..n as u32).map(|i| 2 * i + 1).collect(),
             ),
             Shape::HeavyDuplicates => (sorted(rng, m, 0..=7), sorted(rng, n, 0..=7)),
-        }
+            Shape::Extremes => {
+                let specials = K::specials();
+                let mut pick = |len| {
+                    let mut keys: Vec<K> = (0..len)
+                        .map(|_| specials[rng.random_range(0..specials.len())])
+                        .collect();
+                    cpu::sort_ordered(&mut keys, order);
+                    keys
+                };
+                return (pick(m), pick(n));
+            }
+        };
+        // from_rank is monotone, so ascending ranks give ascending keys.
+        let to_keys = |ranks: Vec<u32>| {
+            let mut keys: Vec<K> = ranks.into_iter().map(K::from_rank).collect();
+            if order == Order::Descending {
+                keys.reverse();
+            }
+            keys
+        };
+        (to_keys(a), to_keys(b))
+    }
+}
+
+/// A key type the tests can generate: a monotone map from u32 ranks, its edge values, and its
+/// bits for exact comparison (NaN != NaN, but its bits are equal).
+pub trait TestKey: Key {
+    fn from_rank(rank: u32) -> Self;
+    fn specials() -> Vec<Self>;
+    fn bits(self) -> u64;
+}
+
+impl TestKey for u32 {
+    fn from_rank(rank: u32) -> Self {
+        rank
+    }
+    fn specials() -> Vec<Self> {
+        vec![
+            0,
+            1,
+            2,
+            u32::MAX / 2,
+            u32::MAX / 2 + 1,
+            u32::MAX - 1,
+            u32::MAX,
+        ]
+    }
+    fn bits(self) -> u64 {
+        self.into()
+    }
+}
+
+impl TestKey for i32 {
+    fn from_rank(rank: u32) -> Self {
+        (rank ^ 0x8000_0000) as i32
+    }
+    fn specials() -> Vec<Self> {
+        vec![i32::MIN, i32::MIN + 1, -2, -1, 0, 1, i32::MAX - 1, i32::MAX]
+    }
+    fn bits(self) -> u64 {
+        u64::from(self as u32)
+    }
+}
+
+impl TestKey for f32 {
+    /// The inverse of the total-order bit map: every bit pattern, in total_cmp order.
+    fn from_rank(rank: u32) -> Self {
+        let bits = if rank & 0x8000_0000 != 0 {
+            rank & 0x7fff_ffff
+        } else {
+            !rank
+        };
+        f32::from_bits(bits)
+    }
+    fn specials() -> Vec<Self> {
+        vec![
+            -f32::NAN,
+            f32::from_bits(0xffc0_0001),
+            f32::NEG_INFINITY,
+            f32::MIN,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f32::from_bits(1),
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            f32::from_bits(0x7fc0_0001),
+        ]
+    }
+    fn bits(self) -> u64 {
+        self.to_bits().into()
+    }
+}
+
+impl TestKey for u64 {
+    /// The rank's high bits go to the high word and its low 4 bits to the top of the low word,
+    /// so keys with equal high words and different low words (above 2^31 too) occur.
+    fn from_rank(rank: u32) -> Self {
+        (u64::from(rank >> 4) << 32) | (u64::from(rank & 0xf) << 28)
+    }
+    fn specials() -> Vec<Self> {
+        vec![
+            0,
+            1,
+            u64::from(u32::MAX),
+            1 << 32,
+            u64::MAX / 2,
+            u64::MAX - 1,
+            u64::MAX,
+        ]
+    }
+    fn bits(self) -> u64 {
+        self
+    }
+}
+
+impl TestKey for i64 {
+    /// The u64 map shifted down by half its range: monotone, negative below rank 2^31.
+    fn from_rank(rank: u32) -> Self {
+        u64::from_rank(rank) as i64 - (1 << 59)
+    }
+    fn specials() -> Vec<Self> {
+        vec![
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 32),
+            -1,
+            0,
+            1,
+            u32::MAX.into(),
+            1 << 32,
+            i64::MAX - 1,
+            i64::MAX,
+        ]
+    }
+    fn bits(self) -> u64 {
+        self as u64
     }
 }
 
@@ -127,25 +280,80 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], contex
     }
 }
 
-/// Merges keys on the GPU and checks them against the CPU reference.
-pub fn check_merge(a: &[u32], b: &[u32], options: &MergeOptions, context: &str) {
-    let got = gpu()
-        .merge_with(a, b, options)
-        .unwrap_or_else(|e| panic!("{context}: {e}"));
-    assert_same(&got, &cpu::merge(a, b), context);
+/// [`assert_same`] for keys, bit for bit.
+pub fn assert_same_keys<K: TestKey>(got: &[K], want: &[K], context: &str) {
+    let bits = |keys: &[K]| keys.iter().map(|k| k.bits()).collect::<Vec<_>>();
+    assert_same(&bits(got), &bits(want), context);
 }
 
-/// Provenance of an element: bit 31 is its input (0 = A, 1 = B), the rest its index there.
+/// Merges keys on `gpu` and checks them against the CPU reference.
+pub fn check_merge_on<K: TestKey>(
+    gpu: &Gpu,
+    a: &[K],
+    b: &[K],
+    options: &MergeOptions,
+    context: &str,
+) {
+    let got = gpu
+        .merge_with(a, b, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    assert_same_keys(&got, &cpu::merge_ordered(a, b, options.order), context);
+}
+
+/// Merges keys on the test GPU and checks them against the CPU reference.
+pub fn check_merge<K: TestKey>(a: &[K], b: &[K], options: &MergeOptions, context: &str) {
+    check_merge_on(gpu(), a, b, options, context);
+}
+
+/// A value that records where its element came from: input (A or B) and index there.
+pub trait Provenance: bytemuck::Pod + PartialEq + std::fmt::Debug {
+    fn new(from_b: bool, index: usize) -> Self;
+    /// `(from_b, index)`, or `None` if the value is not one `new` can make.
+    fn decode(self) -> Option<(bool, usize)>;
+}
+
+/// 4 bytes: bit 31 is the input (0 = A, 1 = B), the rest the index.
+impl Provenance for u32 {
+    fn new(from_b: bool, index: usize) -> Self {
+        (u32::from(from_b) << 31) | index as u32
+    }
+    fn decode(self) -> Option<(bool, usize)> {
+        Some((self >> 31 == 1, (self & !(1 << 31)) as usize))
+    }
+}
+
+/// 8 bytes: the 4-byte provenance in the high word and a check pattern of it in the low word,
+/// so both words must travel together.
+impl Provenance for u64 {
+    fn new(from_b: bool, index: usize) -> Self {
+        let high = u32::new(from_b, index);
+        (u64::from(high) << 32) | u64::from(high ^ 0xa5a5_a5a5)
+    }
+    fn decode(self) -> Option<(bool, usize)> {
+        let high = (self >> 32) as u32;
+        ((self as u32) == high ^ 0xa5a5_a5a5)
+            .then(|| high.decode())
+            .flatten()
+    }
+}
+
+/// Provenance 4-byte value, for callers that want the word.
 pub fn provenance(from_b: bool, index: usize) -> u32 {
-    (u32::from(from_b) << 31) | index as u32
+    u32::new(from_b, index)
 }
 
 /// Merges pairs whose values are provenance and proves, without the CPU reference, that the
 /// merge is stable and lost or duplicated nothing; then also compares with the reference.
-pub fn check_stable_pairs(a: &[u32], b: &[u32], options: &MergeOptions, context: &str) {
-    let a_values: Vec<u32> = (0..a.len()).map(|i| provenance(false, i)).collect();
-    let b_values: Vec<u32> = (0..b.len()).map(|i| provenance(true, i)).collect();
-    let (keys, values) = gpu()
+pub fn check_stable_pairs_on<K: TestKey, V: Provenance>(
+    gpu: &Gpu,
+    a: &[K],
+    b: &[K],
+    options: &MergeOptions,
+    context: &str,
+) {
+    let a_values: Vec<V> = (0..a.len()).map(|i| V::new(false, i)).collect();
+    let b_values: Vec<V> = (0..b.len()).map(|i| V::new(true, i)).collect();
+    let (keys, values) = gpu
         .merge_pairs_with(a, &a_values, b, &b_values, options)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_eq!(keys.len(), a.len() + b.len(), "{context}: output length");
@@ -153,36 +361,50 @@ pub fn check_stable_pairs(a: &[u32], b: &[u32], options: &MergeOptions, context:
     // Every input element appears exactly once, with its own key.
     let mut seen_a = vec![false; a.len()];
     let mut seen_b = vec![false; b.len()];
+    let mut origins = Vec::with_capacity(keys.len());
     for (k, (&key, &value)) in keys.iter().zip(&values).enumerate() {
-        let index = (value & !(1 << 31)) as usize;
-        let (seen, source) = if value >> 31 == 0 {
-            (&mut seen_a, a)
-        } else {
+        let origin = value.decode();
+        let (from_b, index) =
+            origin.unwrap_or_else(|| panic!("{context}: output {k} has a corrupt value {value:?}"));
+        let (seen, source) = if from_b {
             (&mut seen_b, b)
+        } else {
+            (&mut seen_a, a)
         };
         assert!(
             index < source.len(),
-            "{context}: output {k} has unknown provenance {value:#x}"
+            "{context}: output {k} has unknown provenance {value:?}"
         );
         assert!(
             !seen[index],
-            "{context}: element {value:#x} duplicated at {k}"
+            "{context}: element {value:?} duplicated at {k}"
         );
         seen[index] = true;
         assert_eq!(
-            source[index], key,
+            source[index].bits(),
+            key.bits(),
             "{context}: output {k} carries another element's value"
         );
+        origins.push((from_b, index));
     }
-    // Sorted, and among equal keys A's come before B's, each input in its own order. Provenance
-    // orders exactly that way, so it must not decrease within a run of equal keys.
+    // Sorted, and among equal keys A's come before B's, each input in its own order: origin
+    // (false before true, then index) must increase within a run of equal keys.
+    let order = options.order;
     for k in 1..keys.len() {
-        assert!(keys[k - 1] <= keys[k], "{context}: not sorted at {k}");
-        if keys[k - 1] == keys[k] {
-            assert!(values[k - 1] < values[k], "{context}: unstable at {k}");
+        assert!(
+            !keys[k].before(&keys[k - 1], order),
+            "{context}: not sorted at {k}"
+        );
+        if !keys[k - 1].before(&keys[k], order) {
+            assert!(origins[k - 1] < origins[k], "{context}: unstable at {k}");
         }
     }
-    let (want_keys, want_values) = cpu::merge_pairs(a, &a_values, b, &b_values);
-    assert_same(&keys, &want_keys, context);
+    let (want_keys, want_values) = cpu::merge_pairs_ordered(a, &a_values, b, &b_values, order);
+    assert_same_keys(&keys, &want_keys, context);
     assert_same(&values, &want_values, context);
+}
+
+/// [`check_stable_pairs_on`] with 4-byte provenance on the test GPU.
+pub fn check_stable_pairs<K: TestKey>(a: &[K], b: &[K], options: &MergeOptions, context: &str) {
+    check_stable_pairs_on::<K, u32>(gpu(), a, b, options, context);
 }

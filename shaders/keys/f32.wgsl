@@ -1,0 +1,14 @@
+// f32 keys, stored as their bits, in the order of Rust's f32::total_cmp: -NaN < -inf < ... <
+// -0.0 < +0.0 < ... < +inf < +NaN. Flipping every bit of a negative float and the sign bit of a
+// positive one makes that order the unsigned order of the bits, so no float comparison (and no
+// NaN rule of the driver) is involved.
+
+alias Key = u32;
+
+fn total_order_bits(x: u32) -> u32 {
+    return select(x | 0x80000000u, ~x, (x & 0x80000000u) != 0u);
+}
+
+fn key_less(x: Key, y: Key) -> bool {
+    return total_order_bits(x) < total_order_bits(y);
+}

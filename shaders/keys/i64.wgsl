@@ -1,0 +1,10 @@
+// i64 keys as two 32-bit words, low word first (Rust's little-endian layout): the high word
+// carries the sign and compares signed, the low word unsigned. No 64-bit shader integers needed.
+
+alias Key = vec2<u32>;
+
+fn key_less(x: Key, y: Key) -> bool {
+    let x_hi = bitcast<i32>(x.y);
+    let y_hi = bitcast<i32>(y.y);
+    return x_hi < y_hi || (x_hi == y_hi && x.x < y.x);
+}

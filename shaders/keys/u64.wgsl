@@ -1,0 +1,8 @@
+// u64 keys as two 32-bit words, low word first (Rust's little-endian layout), compared high word
+// first: no 64-bit shader integers needed.
+
+alias Key = vec2<u32>;
+
+fn key_less(x: Key, y: Key) -> bool {
+    return x.y < y.y || (x.y == y.y && x.x < y.x);
+}

@@ -1,0 +1,166 @@
+//! Key types and merge order.
+//!
+//! A key type is one [`Key`] impl here and one WGSL module under `shaders/keys/` that declares
+//! `Key` and its ascending `key_less`; [`Order`] is applied on top of it by `shaders/order.wgsl`.
+
+use bytemuck::Pod;
+
+use crate::shader::Module;
+
+/// The order of the inputs and of the merged output. Either way the merge is stable: equal keys
+/// keep A's before B's, and each input keeps its own order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Smallest first.
+    #[default]
+    Ascending,
+    /// Largest first.
+    Descending,
+}
+
+/// A key type wgmerge can merge: `u32`, `i32`, `f32`, `u64`, `i64`.
+///
+/// Integers compare as integers. `f32` follows [`f32::total_cmp`]: `-0.0` comes before `+0.0`,
+/// and NaNs sit at the ends by sign (negative NaNs before `-inf`, positive NaNs after `+inf`), so
+/// every float, NaN included, has a place and the merge stays stable. 64-bit keys are compared as
+/// two 32-bit words, so they need no 64-bit integer support from the adapter.
+///
+/// The trait is sealed: each key type needs a matching WGSL comparison.
+pub trait Key: Pod + Send + Sync + std::fmt::Debug + sealed::Sealed {
+    /// Which key type this is, for the shader's composition.
+    const TYPE: KeyType;
+
+    /// True when `self` comes strictly before `other` in ascending order.
+    fn less(&self, other: &Self) -> bool;
+
+    /// True when `self` comes strictly before `other` in `order`.
+    fn before(&self, other: &Self, order: Order) -> bool {
+        match order {
+            Order::Ascending => self.less(other),
+            Order::Descending => other.less(self),
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The key types, as the shader composition sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyType {
+    /// `u32`
+    U32,
+    /// `i32`
+    I32,
+    /// `f32` in [`f32::total_cmp`] order
+    F32,
+    /// `u64`
+    U64,
+    /// `i64`
+    I64,
+}
+
+impl KeyType {
+    /// Every key type, for tests and benchmarks that sweep them.
+    pub const ALL: [KeyType; 5] = [
+        KeyType::U32,
+        KeyType::I32,
+        KeyType::F32,
+        KeyType::U64,
+        KeyType::I64,
+    ];
+
+    /// Bytes per key.
+    pub fn size(self) -> u32 {
+        match self {
+            KeyType::U32 | KeyType::I32 | KeyType::F32 => 4,
+            KeyType::U64 | KeyType::I64 => 8,
+        }
+    }
+
+    /// The Rust name of the type.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyType::U32 => "u32",
+            KeyType::I32 => "i32",
+            KeyType::F32 => "f32",
+            KeyType::U64 => "u64",
+            KeyType::I64 => "i64",
+        }
+    }
+
+    /// The WGSL module declaring `Key` and `key_less`.
+    pub fn module(self) -> Module {
+        macro_rules! key_module {
+            ($file:literal) => {
+                Module {
+                    name: concat!("keys/", $file),
+                    source: include_str!(concat!("../shaders/keys/", $file)),
+                }
+            };
+        }
+        match self {
+            KeyType::U32 => key_module!("u32.wgsl"),
+            KeyType::I32 => key_module!("i32.wgsl"),
+            KeyType::F32 => key_module!("f32.wgsl"),
+            KeyType::U64 => key_module!("u64.wgsl"),
+            KeyType::I64 => key_module!("i64.wgsl"),
+        }
+    }
+}
+
+macro_rules! ordinary_key {
+    ($($ty:ty => $key_type:ident),*) => {$(
+        impl sealed::Sealed for $ty {}
+        impl Key for $ty {
+            const TYPE: KeyType = KeyType::$key_type;
+            fn less(&self, other: &Self) -> bool {
+                self < other
+            }
+        }
+    )*};
+}
+ordinary_key!(u32 => U32, i32 => I32, u64 => U64, i64 => I64);
+
+impl sealed::Sealed for f32 {}
+impl Key for f32 {
+    const TYPE: KeyType = KeyType::F32;
+    fn less(&self, other: &Self) -> bool {
+        self.total_cmp(other).is_lt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_follow_total_cmp() {
+        let ordered = [
+            -f32::NAN,
+            f32::NEG_INFINITY,
+            f32::MIN,
+            -1.0,
+            -0.0,
+            0.0,
+            f32::MIN_POSITIVE,
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+        ];
+        for pair in ordered.windows(2) {
+            assert!(pair[0].less(&pair[1]), "{pair:?}");
+            assert!(!pair[1].less(&pair[0]), "{pair:?}");
+            assert!(pair[1].before(&pair[0], Order::Descending), "{pair:?}");
+        }
+    }
+
+    #[test]
+    fn key_sizes_match_rust() {
+        assert_eq!(KeyType::U32.size() as usize, std::mem::size_of::<u32>());
+        assert_eq!(f32::TYPE.size() as usize, std::mem::size_of::<f32>());
+        assert_eq!(i64::TYPE.size() as usize, std::mem::size_of::<i64>());
+    }
+}
