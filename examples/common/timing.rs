@@ -1,5 +1,5 @@
-//! GPU timing shared by the examples: the median time of one recorded operation, after a
-//! warm-up, from batches of back-to-back repetitions in one submission (about 20 ms each, so
+//! GPU timing shared by the examples: the median time of one recorded operation, after half a
+//! second of warm-up, from batches of back-to-back repetitions in one submission (about 20 ms each, so
 //! submission overhead stays small). Timestamp queries time the batch where the device has them
 //! (`TIMESTAMP_QUERY_INSIDE_ENCODERS`), otherwise the wall clock does.
 
@@ -78,6 +78,13 @@ pub fn median_gpu_time(
     };
     let one = batch(1)?.max(Duration::from_micros(1));
     let count = (0.020 / one.as_secs_f64()).clamp(1.0, 200.0) as usize;
+    // A GPU that has idled (during uploads, readbacks or CPU work) runs its first few hundred
+    // milliseconds of work several times slower (measured on an H100: docs/benchmarks.md), so
+    // keep it busy for half a second before timing.
+    let warm_up = Instant::now();
+    while warm_up.elapsed() < Duration::from_millis(500) {
+        batch(count)?;
+    }
     let mut times = (0..repeats.max(1))
         .map(|_| batch(count))
         .collect::<Result<Vec<_>, _>>()?;
