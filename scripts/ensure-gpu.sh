@@ -8,14 +8,31 @@ have_vulkan_driver() {
         2>/dev/null | grep -q .
 }
 
+have_gl_driver() {
+    ldconfig -p 2>/dev/null | grep -q 'libEGL_mesa\.so' && ldconfig -p 2>/dev/null | grep -q 'libEGL\.so\.1'
+}
+
+apt_install() {
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+# Mesa's llvmpipe through EGL, for wgpu's OpenGL backend (WGPU_BACKEND=gl).
+ensure_gl_driver() {
+    if [ "$(uname -s)" = Linux ] && ! have_gl_driver; then
+        echo "no EGL driver found: installing Mesa's llvmpipe (libegl-mesa0, libgl1-mesa-dri)" >&2
+        apt_install libegl1 libegl-mesa0 libgl1-mesa-dri
+    fi
+}
+
 if [ "$(uname -s)" = Linux ]; then
     if ! have_vulkan_driver; then
         echo "no Vulkan driver found: installing Mesa's lavapipe (mesa-vulkan-drivers)" >&2
-        sudo=""
-        [ "$(id -u)" -ne 0 ] && sudo=sudo
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null
+        apt_install mesa-vulkan-drivers libvulkan1
     fi
+    [ "${WGPU_BACKEND:-}" = gl ] && ensure_gl_driver
     # Tests and examples run on Vulkan here unless the caller picks another backend (e.g. gl).
     export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tests: every kernel against the CPU reference on the default GPU (installing Mesa's lavapipe
 # where there is none). On Linux the tests must run on the backend in WGPU_BACKEND (vulkan by
-# default) and print the adapter each kernel ran on.
+# default) and print the adapter each kernel ran on; then they run again on OpenGL (llvmpipe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-gpu.sh
@@ -9,3 +9,11 @@ if [ -n "${WGPU_BACKEND:-}" ]; then
     export WGMERGE_EXPECT_BACKEND="${WGMERGE_EXPECT_BACKEND:-$WGPU_BACKEND}"
 fi
 cargo test --release -- --show-output "$@"
+
+# The same suite again on wgpu's OpenGL backend over Mesa's llvmpipe (Linux; the build is shared,
+# only the adapter changes). WGMERGE_GL=0 skips it.
+if [ "$(uname -s)" = Linux ] && [ "${WGMERGE_GL:-1}" != 0 ] && [ "$WGPU_BACKEND" != gl ]; then
+    ensure_gl_driver
+    echo "---- the test suite on OpenGL (llvmpipe) ----"
+    WGPU_BACKEND=gl WGMERGE_EXPECT_BACKEND=gl cargo test --release -- --show-output "$@"
+fi

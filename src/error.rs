@@ -55,6 +55,14 @@ pub enum Error {
     /// The device cannot run this operation at all (for example, too few storage bindings).
     #[error("not supported on this device: {0}")]
     Unsupported(String),
+    /// An input is not sorted in the merge's order (found only with `MergeOptions::validate`).
+    #[error("input {side:?} is not sorted: key {index} comes before key {}", index - 1)]
+    Unsorted {
+        /// Which input.
+        side: Side,
+        /// The first index whose key belongs before the previous one.
+        index: usize,
+    },
     /// The GPU ran out of memory.
     #[error("GPU out of memory: {0}")]
     OutOfMemory(String),
@@ -64,6 +72,15 @@ pub enum Error {
     /// The device was lost (driver reset, GPU removed) or a wgpu internal error occurred.
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
+}
+
+/// One of a merge's two inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The first input.
+    A,
+    /// The second input.
+    B,
 }
 
 impl Error {

@@ -23,7 +23,7 @@ mod key;
 mod merge;
 pub mod shader;
 
-pub use error::Error;
+pub use error::{Error, Side};
 pub use gpu::Gpu;
 pub use key::{Key, KeyType, Order};
 pub use merge::{

@@ -5,7 +5,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::key::{Key, KeyType, Order};
 use crate::shader::{Kernel, PipelineConfig};
-use crate::{cpu, Error, Gpu};
+use crate::{cpu, Error, Gpu, Side};
 
 /// Largest `items_per_thread` accepted: beyond it an invocation's sequential merge only adds
 /// latency.
@@ -113,6 +113,11 @@ pub struct MergeOptions {
     /// so GPU memory use stays bounded. `None` makes pieces as large as the device's storage
     /// bindings allow.
     pub max_piece_len: Option<usize>,
+    /// Slice forms: check on the GPU that both inputs are sorted in `order` before trusting the
+    /// merge, returning [`Error::Unsorted`] with the first out-of-order index if not. Costs one
+    /// extra read of the inputs. The resident form cannot report it without a readback and
+    /// returns [`Error::InvalidOptions`] when this is set.
+    pub validate: bool,
 }
 
 #[repr(C)]
@@ -413,6 +418,12 @@ impl Gpu {
         options: &MergeOptions,
     ) -> Result<(), Error> {
         self.check_lost()?;
+        if options.validate {
+            return Err(Error::InvalidOptions(
+                "validate needs a readback: use the slice forms (merge_with, merge_pairs_with)"
+                    .into(),
+            ));
+        }
         let value_size = buffers.values.map_or(0, |v| v.value_size);
         if value_size != 0 && value_size != 4 && value_size != 8 {
             return Err(Error::InvalidOptions(format!(
@@ -700,16 +711,38 @@ impl Gpu {
                         buffer("wgmerge out values", out_room, value_size, output),
                     ]
                 });
+                let validation = options.validate.then(|| {
+                    [0, 1].map(|_| Validation {
+                        params: buffer(
+                            "wgmerge validate params",
+                            4,
+                            4,
+                            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                        ),
+                        first_unsorted: buffer(
+                            "wgmerge first unsorted",
+                            1,
+                            4,
+                            storage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                        ),
+                    })
+                });
                 let staging = buffer(
                     "wgmerge readback",
-                    out_room,
-                    key_size + value_size,
+                    out_room * (key_size + value_size) + 8,
+                    1,
                     wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 );
-                (key_buffers, value_buffers, staging, self.create_scratch())
+                (
+                    key_buffers,
+                    value_buffers,
+                    staging,
+                    self.create_scratch(),
+                    validation,
+                )
             })
             .await?;
-        let (key_buffers, value_buffers, staging, scratch) = &buffers;
+        let (key_buffers, value_buffers, staging, scratch, validation) = &buffers;
 
         let order = options.order;
         let (mut i0, mut k0) = (0, 0);
@@ -725,6 +758,14 @@ impl Gpu {
             let i1 = cpu::co_rank_ordered(k1, a, b, order).clamp(i0, i0 + (k1 - k0));
             let j1 = k1 - i1;
             let (a_len, b_len, len) = (i1 - i0, j1 - j0, k1 - k0);
+            if options.validate {
+                // The GPU checks inside each piece; the joins between pieces are checked here.
+                for (side, keys, start, end) in [(Side::A, a, i0, i1), (Side::B, b, j0, j1)] {
+                    if start > 0 && start < end && keys[start].before(&keys[start - 1], order) {
+                        return Err(Error::Unsorted { side, index: start });
+                    }
+                }
+            }
             let plan = self.plan_merge(K::TYPE, a_len, b_len, value_size as u32, options)?;
             let staging = self
                 .scoped(|| {
@@ -753,6 +794,14 @@ impl Gpu {
                             value_size: value_size as u32,
                         }),
                     };
+                    if let Some(validation) = validation {
+                        for (check, keys, len) in [
+                            (&validation[0], &key_buffers[0], a_len),
+                            (&validation[1], &key_buffers[1], b_len),
+                        ] {
+                            self.record_validate(&mut encoder, check, keys, len, &plan.config);
+                        }
+                    }
                     self.record_merge(&mut encoder, scratch, &merge_buffers, &plan);
                     let key_bytes = (len * key_size) as u64;
                     encoder.copy_buffer_to_buffer(&key_buffers[2], 0, staging, 0, key_bytes);
@@ -760,11 +809,34 @@ impl Gpu {
                         let bytes = (len * value_size) as u64;
                         encoder.copy_buffer_to_buffer(out, 0, staging, key_bytes, bytes);
                     }
+                    if let Some([a_check, b_check]) = validation {
+                        let end = staging.size() - 8;
+                        encoder.copy_buffer_to_buffer(&a_check.first_unsorted, 0, staging, end, 4);
+                        encoder.copy_buffer_to_buffer(
+                            &b_check.first_unsorted,
+                            0,
+                            staging,
+                            end + 4,
+                            4,
+                        );
+                    }
                     self.queue.submit([encoder.finish()]);
                     staging
                 })
                 .await?;
             let bytes = self.read_back(staging).await?;
+            if options.validate {
+                let tail = &bytes[bytes.len() - 8..];
+                for (side, start, word) in [(Side::A, i0, &tail[..4]), (Side::B, j0, &tail[4..])] {
+                    let first = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+                    if first != u32::MAX {
+                        return Err(Error::Unsorted {
+                            side,
+                            index: start + first as usize,
+                        });
+                    }
+                }
+            }
             let (key_bytes, value_bytes) = bytes.split_at(len * key_size);
             bytemuck::cast_slice_mut::<K, u8>(&mut keys[k0..k1]).copy_from_slice(key_bytes);
             out_values[k0 * value_size..k1 * value_size]
@@ -773,6 +845,73 @@ impl Gpu {
             (i0, k0) = (i1, k1);
         }
         Ok((keys, out_values))
+    }
+}
+
+/// One input's sortedness check: its length and the first out-of-order index found.
+struct Validation {
+    params: wgpu::Buffer,
+    first_unsorted: wgpu::Buffer,
+}
+
+impl Gpu {
+    /// Records `validate.wgsl` over the first `len` keys of `keys`, after resetting its result.
+    fn record_validate(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        validation: &Validation,
+        keys: &wgpu::Buffer,
+        len: usize,
+        merge: &PipelineConfig,
+    ) {
+        // Written before the submit, so they reach the GPU before this encoder's commands.
+        self.queue.write_buffer(
+            &validation.params,
+            0,
+            bytemuck::bytes_of(&[len as u32, 0, 0, 0]),
+        );
+        self.queue
+            .write_buffer(&validation.first_unsorted, 0, &u32::MAX.to_le_bytes());
+        if len < 2 {
+            return;
+        }
+        let config = PipelineConfig {
+            workgroup_size: 256,
+            items_per_thread: 1,
+            value_size: 0,
+            ..*merge
+        };
+        let groups = (len as u32 - 1).div_ceil(config.workgroup_size);
+        // The merge of the same input fits one binding, so its dispatch folds; this one has
+        // fewer workgroups than a merge of 256 x 1 would.
+        let Ok((x, y)) = self.dispatch_shape(groups) else {
+            return;
+        };
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgmerge validate"),
+            layout: &self.layout(Kernel::Validate.bindings(false)).bind_group,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: validation.params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: bind_elements(keys, len, merge.key.size(), keys),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: validation.first_unsorted.as_entire_binding(),
+                },
+            ],
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("find_unsorted"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.pipeline(Kernel::Validate, config));
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
     }
 }
 

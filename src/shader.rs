@@ -43,6 +43,7 @@ const MERGE_TILED: Module = module!("merge_tiled.wgsl");
 const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
 const MERGE_PATH: Module = module!("merge_path.wgsl");
 const COPY: Module = module!("copy.wgsl");
+const VALIDATE: Module = module!("validate.wgsl");
 /// The value type, by size: the one generated piece of WGSL.
 const VALUE_4_BYTES: Module = Module {
     name: "value type (4 bytes)",
@@ -68,17 +69,20 @@ pub enum Kernel {
     MergePath,
     /// `copy.wgsl`: the bandwidth reference for benchmarks.
     Copy,
+    /// `validate.wgsl`: the first out-of-order key of an input.
+    Validate,
 }
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 7] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
         Kernel::MergePathPartition,
         Kernel::MergePath,
         Kernel::Copy,
+        Kernel::Validate,
     ];
 
     /// The modules composed, in order, into this kernel's shader module for `config` (kernels
@@ -90,6 +94,7 @@ impl Kernel {
             Kernel::MergeCircular => MERGE_CIRCULAR,
             Kernel::MergePathPartition | Kernel::MergePath => MERGE_PATH,
             Kernel::Copy => return vec![DISPATCH, COPY],
+            Kernel::Validate => return vec![DISPATCH, config.key.module(), ORDER, VALIDATE],
         };
         let key = config.key.module();
         let mut modules = vec![DISPATCH, key, ORDER, CO_RANK, MERGE_IO];
@@ -104,7 +109,10 @@ impl Kernel {
 
     /// Whether the kernel can move values with its keys.
     pub fn has_values(self) -> bool {
-        !matches!(self, Kernel::Copy | Kernel::MergePathPartition)
+        !matches!(
+            self,
+            Kernel::Copy | Kernel::MergePathPartition | Kernel::Validate
+        )
     }
 
     /// The kernel's bindings, mirroring its WGSL declarations: `(binding, type)`.
@@ -144,7 +152,8 @@ impl Kernel {
             (7, WRITE),
         ];
         match self {
-            Kernel::Copy => &COPY,
+            // Params, keys and the result have the copy's layout.
+            Kernel::Copy | Kernel::Validate => &COPY,
             Kernel::MergePathPartition => &PARTITION,
             Kernel::MergePath if with_values => &MERGE_PATH_PAIRS,
             Kernel::MergePath => &MERGE_PATH_KEYS,
@@ -169,6 +178,7 @@ impl Kernel {
             Kernel::MergePathPartition => "merge_path_partition",
             Kernel::MergePath => "merge_path",
             Kernel::Copy => "copy",
+            Kernel::Validate => "find_unsorted",
         }
     }
 
@@ -181,7 +191,7 @@ impl Kernel {
             Kernel::MergeTiled | Kernel::MergeCircular => tile * key * 2 + 8,
             // One tile of keys and its order (a u32 slot per output).
             Kernel::MergePath => tile * (key + 4),
-            Kernel::MergeBasic | Kernel::MergePathPartition | Kernel::Copy => 0,
+            Kernel::MergeBasic | Kernel::MergePathPartition | Kernel::Copy | Kernel::Validate => 0,
         }
     }
 

@@ -3,7 +3,8 @@
 mod common;
 
 use common::*;
-use wgmerge::{Algorithm, Error, Gpu, KeyType, MergeBuffers, MergeOptions};
+use rand::Rng;
+use wgmerge::{Algorithm, Error, Gpu, KeyType, MergeBuffers, MergeOptions, Order, Side};
 
 fn buffer(size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
     gpu_buffer(gpu(), size, usage)
@@ -232,4 +233,95 @@ fn every_algorithm_within_webgpu_default_limits() {
             }
         }
     }
+}
+
+#[test]
+fn validate_reports_the_first_unsorted_key() {
+    let mut rng = rng("validate_reports_the_first_unsorted_key");
+    for algorithm in Algorithm::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            for max_piece_len in [None, Some(1000)] {
+                let options = MergeOptions {
+                    algorithm,
+                    order,
+                    max_piece_len,
+                    validate: true,
+                    ..Default::default()
+                };
+                let (a, b) = Shape::HeavyDuplicates.keys::<i64>(&mut rng, 5000, 3001, order);
+                let context = format!("{options:?}");
+                // Sorted input passes and merges.
+                check_merge(&a, &b, &options, &context);
+                for (side, spoil_a) in [(Side::A, true), (Side::B, false)] {
+                    let keys = if spoil_a { &a } else { &b };
+                    // Piece joins (multiples of 1000 in the output) and the last key included.
+                    for index in [
+                        1,
+                        999,
+                        1000,
+                        rng.random_range(1..keys.len()),
+                        keys.len() - 1,
+                    ] {
+                        let mut keys_now = keys.clone();
+                        // A key that belongs before every other one, at `index`.
+                        let first = if order == Order::Ascending {
+                            i64::MIN
+                        } else {
+                            i64::MAX
+                        };
+                        keys_now[index] = first;
+                        let (a, b) = if spoil_a {
+                            (keys_now, b.clone())
+                        } else {
+                            (a.clone(), keys_now)
+                        };
+                        let result = gpu().merge_with(&a, &b, &options);
+                        assert!(
+                            matches!(result, Err(Error::Unsorted { side: s, index: i }) if s == side && i == index),
+                            "{context} {side:?} {index}: {result:?}"
+                        );
+                        let values = vec![0u32; a.len()];
+                        let pairs =
+                            gpu().merge_pairs_with(&a, &values, &b, &values[..b.len()], &options);
+                        assert!(
+                            matches!(pairs, Err(Error::Unsorted { side: s, index: i }) if s == side && i == index),
+                            "pairs {context} {side:?} {index}: {pairs:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn validate_is_refused_by_the_resident_form() {
+    let gpu = gpu();
+    let a = buffer(16, wgpu::BufferUsages::STORAGE);
+    let buffers = MergeBuffers {
+        a: &a,
+        a_len: 2,
+        b: &a,
+        b_len: 2,
+        out: &a,
+        values: None,
+    };
+    let options = MergeOptions {
+        validate: true,
+        ..Default::default()
+    };
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let result = gpu.encode_merge::<u32>(&mut encoder, &gpu.create_scratch(), &buffers, &options);
+    assert!(
+        matches!(result, Err(Error::InvalidOptions(_))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn gpu_is_send_and_sync() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Gpu>();
+    shareable::<wgmerge::Scratch>();
+    shareable::<Error>();
 }

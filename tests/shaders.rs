@@ -11,6 +11,15 @@ use wgmerge::{Algorithm, KeyType, MergeOptions, Order};
 /// value size, plus the shapes the tests and benchmarks use.
 fn configurations() -> Vec<(Kernel, PipelineConfig)> {
     let mut out = vec![(Kernel::Copy, PipelineConfig::keys(KeyType::U32, 256, 4))];
+    for key in KeyType::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            let config = PipelineConfig {
+                order,
+                ..PipelineConfig::keys(key, 256, 1)
+            };
+            out.push((Kernel::Validate, config));
+        }
+    }
     for algorithm in Algorithm::ALL {
         for key in KeyType::ALL {
             let (workgroup, items) = algorithm.default_shape(key);
