@@ -1,0 +1,140 @@
+//! Soak: thousands of operations of random sizes, kinds and options on one `Gpu`, every result
+//! checked, while wgpu's live object counts and the process's memory must stay flat.
+
+mod common;
+
+use common::*;
+use rand::Rng;
+use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, Order};
+
+/// Resident set size in bytes (Linux), or 0 where it cannot be read.
+fn resident_bytes() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: usize = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4096
+}
+
+/// wgpu-hal's live buffers, bind groups, compute pipelines and bytes of buffer memory (the
+/// `counters` feature, enabled for tests).
+fn live_objects(gpu: &Gpu) -> [isize; 4] {
+    let hal = gpu.device().get_internal_counters().hal;
+    [
+        hal.buffers.read(),
+        hal.bind_groups.read(),
+        hal.compute_pipelines.read(),
+        hal.buffer_memory.read(),
+    ]
+}
+
+#[test]
+fn thousands_of_operations_leak_nothing() {
+    let mut rng = rng("soak");
+    let gpu = gpu();
+    let mut most_buffers_seen = 0;
+
+    let operations = 3000;
+    let mut baseline = None;
+    for op in 0..operations {
+        if op == 500 {
+            // Every pipeline the loop uses exists by now; caches are warm.
+            baseline = Some((live_objects(gpu), resident_bytes()));
+        }
+        let order = if rng.random() {
+            Order::Ascending
+        } else {
+            Order::Descending
+        };
+        let options = MergeOptions {
+            algorithm: Algorithm::ALL[rng.random_range(0..4)],
+            order,
+            max_piece_len: rng.random_bool(0.2).then(|| rng.random_range(1..5000)),
+            validate: rng.random_bool(0.2),
+            ..Default::default()
+        };
+        let (m, n) = (rng.random_range(0..6000), rng.random_range(0..6000));
+        let shape = Shape::ALL[rng.random_range(0..Shape::ALL.len())];
+        let context = format!("soak op {op}: {options:?} {shape:?} m={m} n={n}");
+        match op % 4 {
+            0 => {
+                let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
+                check_merge_on(gpu, &a, &b, &options, &context);
+            }
+            1 => {
+                let (a, b) = shape.keys::<f32>(&mut rng, m, n, order);
+                check_stable_pairs_on::<f32, u32>(gpu, &a, &b, &options, &context);
+            }
+            2 => {
+                let (a, b) = shape.keys::<i64>(&mut rng, m, n, order);
+                check_stable_pairs_on::<i64, u64>(gpu, &a, &b, &options, &context);
+            }
+            _ => {
+                // The resident form, with buffers created and dropped here.
+                let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
+                let options = MergeOptions {
+                    validate: false,
+                    ..options
+                };
+                let buffer = |data: &[u32], extra: usize| {
+                    use wgpu::util::DeviceExt;
+                    let mut contents = data.to_vec();
+                    contents.resize(data.len() + extra + 1, 0);
+                    gpu.device()
+                        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                            label: None,
+                            contents: bytemuck::cast_slice(&contents),
+                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                        })
+                };
+                let (a_buffer, b_buffer, out) = (buffer(&a, 0), buffer(&b, 0), buffer(&[], m + n));
+                let scratch = gpu.create_scratch();
+                let mut encoder = gpu.device().create_command_encoder(&Default::default());
+                let buffers = MergeBuffers {
+                    a: &a_buffer,
+                    a_len: m,
+                    b: &b_buffer,
+                    b_len: n,
+                    out: &out,
+                    values: None,
+                };
+                gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                gpu.queue().submit([encoder.finish()]);
+                most_buffers_seen = most_buffers_seen.max(live_objects(gpu)[0]);
+                gpu.device()
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .unwrap();
+                let _ = cpu::merge_ordered(&a, &b, order);
+            }
+        }
+    }
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let (objects_before, bytes_before) = baseline.expect("baseline taken");
+    let (objects_after, bytes_after) = (live_objects(gpu), resident_bytes());
+    println!(
+        "soak: {operations} operations; live buffers, bind groups, pipelines, buffer bytes {objects_before:?} -> {objects_after:?}; resident {} -> {} MiB",
+        bytes_before >> 20,
+        bytes_after >> 20
+    );
+    // The counters count: buffers were seen alive during the loop.
+    assert!(most_buffers_seen > 0, "wgpu's counters are not enabled");
+    for (before, after) in objects_before[..3].iter().zip(&objects_after) {
+        assert!(
+            *after <= before + 16,
+            "wgpu objects grew: {objects_before:?} -> {objects_after:?}"
+        );
+    }
+    assert!(
+        objects_after[3] <= objects_before[3] + (16 << 20),
+        "GPU buffer memory grew: {objects_before:?} -> {objects_after:?}"
+    );
+    assert!(
+        bytes_after <= bytes_before + (64 << 20),
+        "resident memory grew from {bytes_before} to {bytes_after} bytes"
+    );
+}
