@@ -43,7 +43,11 @@ fn check_typed<K: TestKey>(a: &[u32], b: &[u32], options: &MergeOptions) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    // 200 cases each by default; PROPTEST_CASES asks for more.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(200),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn keys_match_the_reference(a in sorted_vec(3000, 1000), b in sorted_vec(3000, 1000), options in merge_options()) {
