@@ -145,22 +145,6 @@ fn resident_buffers_are_checked() {
     );
 }
 
-/// A device of our own, with `limits` in place of the adapter's.
-fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Gpu {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("adapter");
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: limits(adapter.limits()),
-        ..Default::default()
-    }))
-    .expect("device");
-    let gpu = Gpu::from_device(device, queue);
-    check_backend(&gpu);
-    gpu
-}
-
 #[test]
 fn resident_inputs_beyond_the_binding_limit_are_rejected() {
     // 1 KiB bindings: 256 u32 keys, 128 u64 keys or u32 keys with 8-byte values.

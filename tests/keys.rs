@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{cpu, Algorithm, Gpu, MergeOptions, Order};
+use wgmerge::{cpu, Algorithm, MergeOptions, Order};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -118,31 +118,14 @@ fn signed_and_wide_extremes() {
     assert_eq!(got, [i32::MAX, 0, -1, i32::MIN, i32::MIN]);
 }
 
-/// A device whose storage bindings hold only `bytes`.
-fn gpu_with_small_bindings(bytes: u64) -> Gpu {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let adapter =
-        pollster::block_on(instance.request_adapter(&Default::default())).expect("adapter");
-    let limits = wgpu::Limits {
-        max_storage_buffer_binding_size: bytes,
-        ..adapter.limits()
-    };
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: limits,
-        ..Default::default()
-    }))
-    .expect("device");
-    let gpu = Gpu::from_device(device, queue);
-    check_backend(&gpu);
-    gpu
-}
-
 #[test]
 fn merges_longer_than_a_binding_go_in_pieces() {
     let mut rng = rng("merges_longer_than_a_binding_go_in_pieces");
     // 4 KiB bindings: 1024 u32 keys, 512 u64 keys per piece.
-    let gpu = gpu_with_small_bindings(4096);
+    let gpu = gpu_with_limits(|l| wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..l
+    });
     for algorithm in Algorithm::ALL {
         for order in ORDERS {
             let options = MergeOptions {

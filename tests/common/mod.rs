@@ -20,6 +20,22 @@ pub fn gpu() -> &'static Gpu {
     })
 }
 
+/// A device of our own, with `limits` in place of the adapter's.
+pub fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Gpu {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("adapter");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: limits(adapter.limits()),
+        ..Default::default()
+    }))
+    .expect("device");
+    let gpu = Gpu::from_device(device, queue);
+    check_backend(&gpu);
+    gpu
+}
+
 /// Asserts the backend named by `WGMERGE_EXPECT_BACKEND`, if set.
 pub fn check_backend(gpu: &Gpu) {
     if let Ok(expected) = std::env::var("WGMERGE_EXPECT_BACKEND") {
