@@ -17,3 +17,10 @@ if [ "$(uname -s)" = Linux ] && [ "${WGMERGE_GL:-1}" != 0 ] && [ "$WGPU_BACKEND"
     echo "---- the test suite on OpenGL (llvmpipe) ----"
     WGPU_BACKEND=gl WGMERGE_EXPECT_BACKEND=gl cargo test --release -- --show-output "$@"
 fi
+
+# The browser demo on WebGPU in headless Chromium (SwiftShader here): every operation and key type
+# must match the CPU reference. WGMERGE_WEB=0 skips it.
+if [ "${WGMERGE_WEB:-1}" != 0 ]; then
+    echo "---- the demo page on WebGPU in headless Chromium ----"
+    bash scripts/web.sh test
+fi

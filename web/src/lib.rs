@@ -1,0 +1,375 @@
+//! wgmerge in the browser: the functions `web/index.html` calls through wasm-bindgen.
+//!
+//! Every operation generates sorted inputs from a seed, runs on the page's GPU through wgpu's
+//! WebGPU backend, checks the result against [`wgmerge::cpu`] compiled to wasm and reports as
+//! JSON. [`merge_path`] runs a tiny merge with a tiny workgroup shape and returns what the page
+//! draws: the grid of A against B, the path the GPU's merge took and the co-rank splits.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wgmerge::{cpu, Algorithm, Gpu, Key, MergeOptions, Order};
+
+thread_local! {
+    /// The page's one GPU, opened by [`open`].
+    static GPU: RefCell<Option<Rc<Gpu>>> = const { RefCell::new(None) };
+}
+
+fn gpu() -> Result<Rc<Gpu>, JsError> {
+    GPU.with(|gpu| gpu.borrow().clone())
+        .ok_or_else(|| JsError::new("call open() first"))
+}
+
+fn js_error(error: impl std::fmt::Display) -> JsError {
+    JsError::new(&error.to_string())
+}
+
+fn json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("reports serialize")
+}
+
+/// Opens the browser's GPU and returns the adapter as JSON: `{name, backend, driver}`.
+#[wasm_bindgen]
+pub async fn open() -> Result<String, JsError> {
+    let gpu = Gpu::new_async().await.map_err(js_error)?;
+    let info = gpu.adapter_info();
+    let adapter = json(&serde_json::json!({
+        "name": info.name,
+        "backend": format!("{:?}", info.backend),
+        "driver": format!("{} {}", info.driver, info.driver_info).trim(),
+        "maxStorageBufferBindingSize": gpu.limits().max_storage_buffer_binding_size,
+    }));
+    GPU.with(|slot| *slot.borrow_mut() = Some(Rc::new(gpu)));
+    Ok(adapter)
+}
+
+/// The operations the page offers, as JSON: `[{id, label}]`. Each id is `merge:<algorithm>` or
+/// `merge_pairs:<algorithm>`.
+#[wasm_bindgen]
+pub fn operations() -> String {
+    let ops: Vec<_> = ["merge", "merge_pairs"]
+        .into_iter()
+        .flat_map(|op| {
+            Algorithm::ALL.into_iter().map(move |algorithm| {
+                let what = if op == "merge" {
+                    "keys"
+                } else {
+                    "keys + u32 values"
+                };
+                serde_json::json!({
+                    "id": format!("{op}:{}", algorithm.name()),
+                    "label": format!("{op}, {} ({what})", algorithm.name()),
+                })
+            })
+        })
+        .collect();
+    json(&ops)
+}
+
+/// The key types, as JSON names.
+#[wasm_bindgen]
+pub fn key_types() -> String {
+    json(
+        &wgmerge::KeyType::ALL
+            .iter()
+            .map(|k| k.name())
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// A key the demo can generate: `draw(x)` for `x` in `0..range` is monotone in `x`, so sorting
+/// the draws sorts the keys, and equal draws give equal keys (duplicates on purpose).
+trait DemoKey: Key + PartialEq {
+    fn draw(x: u64, range: u64) -> Self;
+}
+
+impl DemoKey for u32 {
+    fn draw(x: u64, _: u64) -> Self {
+        x as u32
+    }
+}
+
+impl DemoKey for i32 {
+    fn draw(x: u64, range: u64) -> Self {
+        (x as i64 - (range / 2) as i64) as i32
+    }
+}
+
+impl DemoKey for f32 {
+    /// Halves and negatives, with -0.0 and +0.0 and the infinities at the ends, so the page shows
+    /// `total_cmp` order at work.
+    fn draw(x: u64, range: u64) -> Self {
+        match x {
+            0 => f32::NEG_INFINITY,
+            x if x + 1 == range && range > 2 => f32::INFINITY,
+            x => {
+                let v = (x as f32 - (range / 2) as f32) / 2.0;
+                if v == 0.0 && x % 2 == 1 {
+                    -0.0
+                } else {
+                    v
+                }
+            }
+        }
+    }
+}
+
+impl DemoKey for u64 {
+    /// Both 32-bit words vary, so the two-word comparison in WGSL is exercised.
+    fn draw(x: u64, _: u64) -> Self {
+        (x << 31) | ((x & 1) * 0x7fff_ffff)
+    }
+}
+
+impl DemoKey for i64 {
+    fn draw(x: u64, range: u64) -> Self {
+        (x as i64 - (range / 2) as i64) << 33
+    }
+}
+
+fn parse_order(order: &str) -> Result<Order, JsError> {
+    match order {
+        "ascending" => Ok(Order::Ascending),
+        "descending" => Ok(Order::Descending),
+        other => Err(JsError::new(&format!("unknown order {other:?}"))),
+    }
+}
+
+/// Sorted inputs of `a_len` and `b_len` keys from `0..range` (so about two keys per value).
+fn inputs<K: DemoKey>(rng: &mut SmallRng, a_len: usize, b_len: usize, order: Order) -> [Vec<K>; 2] {
+    let range = ((a_len + b_len) as u64 / 2).max(1);
+    [a_len, b_len].map(|len| {
+        let mut keys: Vec<K> = (0..len)
+            .map(|_| K::draw(rng.random_range(0..range), range))
+            .collect();
+        cpu::sort_ordered(&mut keys, order);
+        keys
+    })
+}
+
+fn same_bits<K: Key>(a: &[K], b: &[K]) -> bool {
+    bytemuck::cast_slice::<K, u8>(a) == bytemuck::cast_slice::<K, u8>(b)
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+#[derive(Serialize)]
+struct RunReport {
+    operation: String,
+    key: String,
+    order: String,
+    a_len: usize,
+    b_len: usize,
+    /// Upload, merge and readback, as the page waited for it.
+    gpu_ms: f64,
+    cpu_ms: f64,
+    correct: bool,
+    detail: String,
+}
+
+/// Runs `operation` (an id from [`operations`]) on `size` keys of type `key` in `order`,
+/// generated from `seed`; returns a JSON report with `correct` from the CPU reference.
+#[wasm_bindgen]
+pub async fn run(
+    operation: String,
+    key: String,
+    order: String,
+    size: u32,
+    seed: u32,
+) -> Result<String, JsError> {
+    let gpu = gpu()?;
+    let order_value = parse_order(&order)?;
+    let (op, algorithm) = operation
+        .split_once(':')
+        .ok_or_else(|| JsError::new(&format!("unknown operation {operation:?}")))?;
+    let algorithm = Algorithm::from_name(algorithm)
+        .ok_or_else(|| JsError::new(&format!("unknown algorithm in {operation:?}")))?;
+    let pairs = match op {
+        "merge" => false,
+        "merge_pairs" => true,
+        _ => return Err(JsError::new(&format!("unknown operation {operation:?}"))),
+    };
+    let options = MergeOptions {
+        algorithm,
+        order: order_value,
+        ..Default::default()
+    };
+    let mut rng = SmallRng::seed_from_u64(u64::from(seed));
+    let size = size as usize;
+    let a_len = size / 2 + rng.random_range(0..=size / 8);
+    let b_len = size - a_len;
+    let (gpu_ms, cpu_ms, correct, detail) = match key.as_str() {
+        "u32" => check::<u32>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
+        "i32" => check::<i32>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
+        "f32" => check::<f32>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
+        "u64" => check::<u64>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
+        "i64" => check::<i64>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
+        other => return Err(JsError::new(&format!("unknown key type {other:?}"))),
+    }
+    .map_err(js_error)?;
+    Ok(json(&RunReport {
+        operation,
+        key,
+        order,
+        a_len,
+        b_len,
+        gpu_ms,
+        cpu_ms,
+        correct,
+        detail,
+    }))
+}
+
+/// Merges generated inputs on the GPU and on the CPU: (gpu ms, cpu ms, equal, what differed).
+/// Pairs carry each key's provenance (A's index, or `a_len` + B's index), so equality with the
+/// stable CPU merge proves stability and that nothing was lost or duplicated.
+async fn check<K: DemoKey>(
+    gpu: &Gpu,
+    rng: &mut SmallRng,
+    a_len: usize,
+    b_len: usize,
+    pairs: bool,
+    options: &MergeOptions,
+) -> Result<(f64, f64, bool, String), wgmerge::Error> {
+    let [a, b] = inputs::<K>(rng, a_len, b_len, options.order);
+    if !pairs {
+        let start = now_ms();
+        let merged = gpu.merge_async(&a, &b, options).await?;
+        let gpu_ms = now_ms() - start;
+        let start = now_ms();
+        let expected = cpu::merge_ordered(&a, &b, options.order);
+        let cpu_ms = now_ms() - start;
+        let correct = same_bits(&merged, &expected);
+        return Ok((
+            gpu_ms,
+            cpu_ms,
+            correct,
+            first_difference(&merged, &expected),
+        ));
+    }
+    let a_values: Vec<u32> = (0..a_len as u32).collect();
+    let b_values: Vec<u32> = (a_len as u32..(a_len + b_len) as u32).collect();
+    let start = now_ms();
+    let (keys, values) = gpu
+        .merge_pairs_async(&a, &a_values, &b, &b_values, options)
+        .await?;
+    let gpu_ms = now_ms() - start;
+    let start = now_ms();
+    let (expected_keys, expected_values) =
+        cpu::merge_pairs_ordered(&a, &a_values, &b, &b_values, options.order);
+    let cpu_ms = now_ms() - start;
+    let correct = same_bits(&keys, &expected_keys) && values == expected_values;
+    let detail = if same_bits(&keys, &expected_keys) {
+        first_difference(&values, &expected_values)
+    } else {
+        first_difference(&keys, &expected_keys)
+    };
+    Ok((gpu_ms, cpu_ms, correct, detail))
+}
+
+fn first_difference<K: Key>(got: &[K], expected: &[K]) -> String {
+    if got.len() != expected.len() {
+        return format!("{} outputs, expected {}", got.len(), expected.len());
+    }
+    let bytes = std::mem::size_of::<K>();
+    let got_bytes = bytemuck::cast_slice::<K, u8>(got);
+    let expected_bytes = bytemuck::cast_slice::<K, u8>(expected);
+    match (0..got.len()).find(|&i| {
+        got_bytes[i * bytes..(i + 1) * bytes] != expected_bytes[i * bytes..(i + 1) * bytes]
+    }) {
+        Some(i) => format!(
+            "first difference at {i}: {:?}, expected {:?}",
+            got[i], expected[i]
+        ),
+        None => String::new(),
+    }
+}
+
+/// One co-rank split: output rank `k` takes `i` keys of A and `j = k - i` of B.
+#[derive(Serialize)]
+struct Split {
+    k: usize,
+    i: usize,
+    j: usize,
+}
+
+#[derive(Serialize)]
+struct MergePathPicture {
+    a: Vec<u32>,
+    b: Vec<u32>,
+    workgroup_size: u32,
+    items_per_thread: u32,
+    /// For each output in order, whether the GPU's merge took it from B (`true`) or A.
+    from_b: Vec<bool>,
+    /// Where each workgroup's output range starts (and the end).
+    workgroup_splits: Vec<Split>,
+    /// Where each invocation's output range starts, inside its workgroup.
+    invocation_splits: Vec<Split>,
+    /// The GPU's merge equals the CPU's, keys and provenance.
+    correct: bool,
+}
+
+/// Merges `a_len` and `b_len` small keys from `seed` with merge path in workgroups of
+/// `workgroup_size` invocations of `items_per_thread` outputs each, and returns JSON for the
+/// page's drawing: the keys, the path read off the GPU's output (each value says which side the
+/// key came from) and the co-rank split of every workgroup and invocation.
+#[wasm_bindgen]
+pub async fn merge_path(
+    a_len: u32,
+    b_len: u32,
+    workgroup_size: u32,
+    items_per_thread: u32,
+    seed: u32,
+) -> Result<String, JsError> {
+    let gpu = gpu()?;
+    let mut rng = SmallRng::seed_from_u64(u64::from(seed));
+    let (a_len, b_len) = (a_len as usize, b_len as usize);
+    let [a, b] = inputs::<u32>(&mut rng, a_len, b_len, Order::Ascending);
+    let a_values: Vec<u32> = (0..a_len as u32).collect();
+    let b_values: Vec<u32> = (a_len as u32..(a_len + b_len) as u32).collect();
+    let options = MergeOptions {
+        algorithm: Algorithm::MergePath,
+        workgroup_size: Some(workgroup_size),
+        items_per_thread: Some(items_per_thread),
+        ..Default::default()
+    };
+    let (keys, values) = gpu
+        .merge_pairs_async(&a, &a_values, &b, &b_values, &options)
+        .await
+        .map_err(js_error)?;
+    let (expected_keys, expected_values) = cpu::merge_pairs(&a, &a_values, &b, &b_values);
+    let correct = keys == expected_keys && values == expected_values;
+
+    // The same split points the kernel's partition pass and its invocations compute.
+    let total = a_len + b_len;
+    let split = |k: usize| {
+        let i = cpu::co_rank(k, &a, &b);
+        Split { k, i, j: k - i }
+    };
+    let tile = (workgroup_size * items_per_thread) as usize;
+    let mut workgroup_splits: Vec<Split> = (0..total).step_by(tile).map(split).collect();
+    workgroup_splits.push(split(total));
+    let invocation_splits = (0..total)
+        .step_by(items_per_thread as usize)
+        .filter(|k| k % tile != 0)
+        .map(split)
+        .collect();
+    Ok(json(&MergePathPicture {
+        from_b: values.iter().map(|&v| v as usize >= a_len).collect(),
+        a,
+        b,
+        workgroup_size,
+        items_per_thread,
+        workgroup_splits,
+        invocation_splits,
+        correct,
+    }))
+}
