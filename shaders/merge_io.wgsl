@@ -6,7 +6,9 @@ struct MergeParams {
     b_len: u32,
     // Tiled kernels: output tiles each workgroup merges, one tile per step.
     tiles_per_group: u32,
-    _pad: u32,
+    // Merge path in sort's merge passes: merge each pair of consecutive sorted runs of run_len
+    // keys of A (bound as both A and B, with b_len = 0); 0 for one plain merge of A and B.
+    run_len: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: MergeParams;

@@ -7,6 +7,10 @@
 //
 // ITEMS_PER_THREAD is best odd: invocations write `order` at that stride, and an odd stride
 // touches every memory bank once.
+//
+// Sort's merge passes use the same two passes on many merges at once (params.run_len): the
+// output is cut into segments, one per pair of runs, and each workgroup's tile lies in one
+// segment because TILE divides the segment length.
 
 override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
 
@@ -20,14 +24,41 @@ var<workgroup> order: array<u32, TILE>;
 
 // Elements of A in the tile (B's start at this slot).
 var<private> a_count: u32;
+// Where the segment's A and B start in a_keys and b_keys.
+var<private> a_base: u32;
+var<private> b_base: u32;
 
 fn read_a(space: u32, i: u32) -> Key {
-    if space == SPACE_GLOBAL { return a_keys[i]; }
+    if space == SPACE_GLOBAL { return a_keys[a_base + i]; }
     return tile[i];
 }
 fn read_b(space: u32, j: u32) -> Key {
-    if space == SPACE_GLOBAL { return b_keys[j]; }
+    if space == SPACE_GLOBAL { return b_keys[b_base + j]; }
     return tile[a_count + j];
+}
+
+// One merge within the output: outputs [start, start + a_len + b_len) merge a_keys[a_base..]
+// with b_keys[b_base..].
+struct Segment {
+    start: u32,
+    a_base: u32,
+    a_len: u32,
+    b_base: u32,
+    b_len: u32,
+}
+
+// The segment that output rank k belongs to: the whole merge, or in a sort pass the pair of runs
+// k falls in (the second run may be short or empty at the end).
+fn segment_of(k: u32) -> Segment {
+    let run = params.run_len;
+    if run == 0u {
+        return Segment(0u, 0u, params.a_len, 0u, params.b_len);
+    }
+    let total = params.a_len;
+    let start = min(k / (2u * run) * (2u * run), total);
+    let a_len = min(run, total - start);
+    let b_len = min(run, total - start - a_len);
+    return Segment(start, start, a_len, start + a_len, b_len);
 }
 fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
     order[k] = select(a_count + src, src, from_a);
@@ -37,12 +68,16 @@ fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
 fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                         @builtin(num_workgroups) num_workgroups: vec3<u32>,
                         @builtin(local_invocation_index) lid: u32) {
-    let m = params.a_len;
-    let n = params.b_len;
-    let total = m + n;
+    let total = params.a_len + params.b_len;
     let boundary = group_index(workgroup_id, num_workgroups) * WORKGROUP_SIZE + lid;
     if boundary > (total + TILE - 1u) / TILE { return; }
-    splits[boundary] = co_rank(SPACE_GLOBAL, min(boundary * TILE, total), m, n);
+    // Co-rank within the boundary's segment; a workgroup ending at its segment's end takes
+    // the rest of the segment instead of reading this.
+    let k = min(boundary * TILE, total);
+    let segment = segment_of(k);
+    a_base = segment.a_base;
+    b_base = segment.b_base;
+    splits[boundary] = co_rank(SPACE_GLOBAL, k - segment.start, segment.a_len, segment.b_len);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -54,10 +89,15 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let k0 = group * TILE;
     if k0 >= total { return; }
     let count = min(TILE, total - k0);
-    let a0 = splits[group];
-    let b0 = k0 - a0;
+    let segment = segment_of(k0);
+    let segment_end = segment.start + segment.a_len + segment.b_len;
+    let a_split = splits[group];
+    let a_end = select(splits[group + 1u], segment.a_len, k0 + count >= segment_end);
+    // Global starts of the tile's A and B elements.
+    let a0 = segment.a_base + a_split;
+    let b0 = segment.b_base + (k0 - segment.start - a_split);
     // Clamped so that unsorted input (where co-rank need not grow with rank) stays in the tile.
-    let a_len = min(remaining(splits[group + 1u], a0), count);
+    let a_len = min(remaining(a_end, a_split), count);
     let b_len = count - a_len;
 
     for (var x = lid; x < count; x += WORKGROUP_SIZE) {

@@ -22,6 +22,7 @@ mod gpu;
 mod key;
 mod merge;
 pub mod shader;
+mod sort;
 
 pub use error::{Error, Side};
 pub use gpu::Gpu;
@@ -30,6 +31,7 @@ pub use merge::{
     Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers, MAX_ITEMS_PER_THREAD,
     MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
 };
+pub use sort::SortOptions;
 
 /// The README's examples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

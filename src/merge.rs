@@ -120,13 +120,14 @@ pub struct MergeOptions {
     pub validate: bool,
 }
 
+/// `MergeParams` in `merge_io.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
-struct MergeParams {
-    a_len: u32,
-    b_len: u32,
-    tiles_per_group: u32,
-    _pad: u32,
+pub(crate) struct MergeParams {
+    pub(crate) a_len: u32,
+    pub(crate) b_len: u32,
+    pub(crate) tiles_per_group: u32,
+    pub(crate) run_len: u32,
 }
 
 /// What the `encode_*` methods need besides their inputs and outputs: a small uniform buffer of
@@ -202,16 +203,16 @@ pub struct ValueBuffers<'a> {
 }
 
 /// A merge checked against the device and ready to record.
-#[derive(Debug)]
-struct MergePlan {
-    kernel: Kernel,
-    config: PipelineConfig,
-    params: MergeParams,
+#[derive(Clone, Debug)]
+pub(crate) struct MergePlan {
+    pub(crate) kernel: Kernel,
+    pub(crate) config: PipelineConfig,
+    pub(crate) params: MergeParams,
     /// Workgroups of the merge dispatch, before folding.
-    groups: u32,
-    dispatch: (u32, u32),
+    pub(crate) groups: u32,
+    pub(crate) dispatch: (u32, u32),
     /// Merge path's partition pass: workgroups, folded.
-    partition_dispatch: Option<(u32, u32)>,
+    pub(crate) partition_dispatch: Option<(u32, u32)>,
 }
 
 impl MergePlan {
@@ -457,7 +458,7 @@ impl Gpu {
     }
 
     /// Checks lengths and options against the device and chooses the dispatch.
-    fn plan_merge(
+    pub(crate) fn plan_merge(
         &self,
         key: KeyType,
         a_len: usize,
@@ -547,7 +548,7 @@ impl Gpu {
                 a_len: a_len as u32,
                 b_len: b_len as u32,
                 tiles_per_group,
-                _pad: 0,
+                run_len: 0,
             },
             groups,
             dispatch: self.dispatch_shape(groups)?,
@@ -574,19 +575,49 @@ impl Gpu {
         }
         self.queue
             .write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
-        let total = buffers.a_len + buffers.b_len;
-        let key_size = plan.config.key.size();
-        let binding = |buffer, len, size| bind_elements(buffer, len, size, &scratch.placeholder);
-        let mut resources = vec![
+        let splits = plan
+            .partition_dispatch
+            .map(|_| scratch.splits(&self.device, (u64::from(plan.groups) + 1) * 4));
+        self.record_merge_passes(
+            encoder,
             scratch.params.as_entire_binding(),
+            &scratch.placeholder,
+            splits.as_ref(),
+            buffers,
+            plan,
+        );
+    }
+
+    /// Records a planned merge's dispatches with `params` already holding `plan.params`;
+    /// `splits` holds merge path's boundaries (at least `plan.groups + 1` of them).
+    pub(crate) fn record_merge_passes(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        params: wgpu::BindingResource<'_>,
+        placeholder: &wgpu::Buffer,
+        splits: Option<&wgpu::Buffer>,
+        buffers: &MergeBuffers<'_>,
+        plan: &MergePlan,
+    ) {
+        let total = buffers.a_len + buffers.b_len;
+        // Sort's merge passes read both runs of each pair from A's buffer, bound again as B.
+        let b_len = if plan.params.run_len > 0 {
+            buffers.a_len
+        } else {
+            buffers.b_len
+        };
+        let key_size = plan.config.key.size();
+        let binding = |buffer, len, size| bind_elements(buffer, len, size, placeholder);
+        let mut resources = vec![
+            params,
             binding(buffers.a, buffers.a_len, key_size),
-            binding(buffers.b, buffers.b_len, key_size),
+            binding(buffers.b, b_len, key_size),
             binding(buffers.out, total, key_size),
         ];
         if let Some(v) = &buffers.values {
             resources.extend([
                 binding(v.a, buffers.a_len, v.value_size),
-                binding(v.b, buffers.b_len, v.value_size),
+                binding(v.b, b_len, v.value_size),
                 binding(v.out, total, v.value_size),
             ]);
         }
@@ -598,10 +629,7 @@ impl Gpu {
                 resource,
             })
             .collect();
-        let splits = plan
-            .partition_dispatch
-            .map(|_| scratch.splits(&self.device, (u64::from(plan.groups) + 1) * 4));
-        if let Some(splits) = &splits {
+        if let Some(splits) = splits {
             entries.push(wgpu::BindGroupEntry {
                 binding: 7,
                 resource: splits.as_entire_binding(),
@@ -917,7 +945,7 @@ impl Gpu {
 
 /// Binds the first `len` elements of `size` bytes of `buffer`, or the placeholder when there are
 /// none.
-fn bind_elements<'a>(
+pub(crate) fn bind_elements<'a>(
     buffer: &'a wgpu::Buffer,
     len: usize,
     size: u32,

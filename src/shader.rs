@@ -42,6 +42,7 @@ const MERGE_BASIC: Module = module!("merge_basic.wgsl");
 const MERGE_TILED: Module = module!("merge_tiled.wgsl");
 const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
 const MERGE_PATH: Module = module!("merge_path.wgsl");
+const SORT_BLOCK: Module = module!("sort_block.wgsl");
 const COPY: Module = module!("copy.wgsl");
 const VALIDATE: Module = module!("validate.wgsl");
 /// The value type, by size: the one generated piece of WGSL.
@@ -67,6 +68,8 @@ pub enum Kernel {
     MergePathPartition,
     /// `merge_path.wgsl`, second pass: the merge.
     MergePath,
+    /// `sort_block.wgsl`: merge sort's first pass, sorting each workgroup's tile.
+    SortBlock,
     /// `copy.wgsl`: the bandwidth reference for benchmarks.
     Copy,
     /// `validate.wgsl`: the first out-of-order key of an input.
@@ -75,12 +78,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 7] = [
+    pub const ALL: [Kernel; 8] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
         Kernel::MergePathPartition,
         Kernel::MergePath,
+        Kernel::SortBlock,
         Kernel::Copy,
         Kernel::Validate,
     ];
@@ -93,6 +97,7 @@ impl Kernel {
             Kernel::MergeTiled => MERGE_TILED,
             Kernel::MergeCircular => MERGE_CIRCULAR,
             Kernel::MergePathPartition | Kernel::MergePath => MERGE_PATH,
+            Kernel::SortBlock => SORT_BLOCK,
             Kernel::Copy => return vec![DISPATCH, COPY],
             Kernel::Validate => return vec![DISPATCH, config.key.module(), ORDER, VALIDATE],
         };
@@ -177,6 +182,7 @@ impl Kernel {
             Kernel::MergeCircular => "merge_circular",
             Kernel::MergePathPartition => "merge_path_partition",
             Kernel::MergePath => "merge_path",
+            Kernel::SortBlock => "sort_block",
             Kernel::Copy => "copy",
             Kernel::Validate => "find_unsorted",
         }
@@ -191,6 +197,8 @@ impl Kernel {
             Kernel::MergeTiled | Kernel::MergeCircular => tile * key * 2 + 8,
             // One tile of keys and its order (a u32 slot per output).
             Kernel::MergePath => tile * (key + 4),
+            // One tile of keys and two permutations of its slots.
+            Kernel::SortBlock => tile * (key + 8),
             Kernel::MergeBasic | Kernel::MergePathPartition | Kernel::Copy | Kernel::Validate => 0,
         }
     }

@@ -191,6 +191,42 @@ fn resident_inputs_beyond_the_binding_limit_are_rejected() {
         matches!(result, Err(Error::TooLarge { max: 128, .. })),
         "{result:?}"
     );
+    // Sorts must fit one binding too.
+    let keys: Vec<u32> = (0..257).rev().collect();
+    assert_eq!(
+        gpu.sort(&keys[1..]).unwrap(),
+        (0..256).collect::<Vec<u32>>()
+    );
+    let result = gpu.sort(&keys);
+    assert!(
+        matches!(
+            result,
+            Err(Error::TooLarge {
+                len: 257,
+                max: 256,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+    let result = gpu.sort_pairs(
+        &keys[..129],
+        &keys[..129]
+            .iter()
+            .map(|&k| u64::from(k))
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        matches!(
+            result,
+            Err(Error::TooLarge {
+                len: 129,
+                max: 128,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
 }
 
 #[test]
@@ -216,6 +252,31 @@ fn every_algorithm_within_webgpu_default_limits() {
                 assert!(matches!(pairs, Err(Error::Unsupported(_))), "{pairs:?}");
             }
         }
+        // Merge sort's block pass and merge passes in their default shape, for every key width.
+        let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, 30_000, 20_001);
+        let keys: Vec<u32> = b.iter().chain(&a).copied().collect();
+        let mut want = keys.clone();
+        want.sort();
+        assert_same(
+            &gpu.sort(&keys).unwrap(),
+            &want,
+            &format!("sort {limits:?}"),
+        );
+        let wide: Vec<i64> = keys.iter().map(|&k| i64::from(k) - 4).collect();
+        let mut want_wide = wide.clone();
+        want_wide.sort();
+        assert_same(
+            &gpu.sort(&wide).unwrap(),
+            &want_wide,
+            &format!("i64 sort {limits:?}"),
+        );
+        let values = vec![0u32; keys.len()];
+        let pairs = gpu.sort_pairs(&keys, &values);
+        assert_eq!(
+            pairs.is_ok(),
+            limits.max_storage_buffers_per_shader_stage >= 6,
+            "{pairs:?}"
+        );
     }
 }
 

@@ -361,18 +361,21 @@ fn scratch_is_reusable_across_submissions() {
 }
 
 #[test]
-fn concurrent_merges_from_many_threads() {
+fn concurrent_merges_and_sorts_from_many_threads() {
     let gpu = gpu();
     std::thread::scope(|scope| {
         for thread in 0..4 {
             scope.spawn(move || {
                 let mut rng = rng(&format!("concurrent thread {thread}"));
                 for round in 0..15 {
-                    let algorithm = Algorithm::ALL[round % 3];
+                    let algorithm = Algorithm::ALL[round % 4];
                     let m = rng.random_range(0..20_000);
                     let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, m, 5000);
                     let got = gpu.merge_with(&a, &b, &options(algorithm)).unwrap();
-                    assert_same(&got, &cpu::merge(&a, &b), "concurrent");
+                    assert_same(&got, &cpu::merge(&a, &b), "concurrent merge");
+                    // And a sort of the same keys, B's first, so it has work to do.
+                    let keys: Vec<u32> = b.iter().chain(&a).copied().collect();
+                    assert_same(&gpu.sort(&keys).unwrap(), &got, "concurrent sort");
                 }
             });
         }

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use wgmerge::{Algorithm, MergeOptions, Order};
+use wgmerge::{cpu, Algorithm, MergeOptions, Order, SortOptions};
 
 fn sorted_vec(max_len: usize, key_range: u32) -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(0..key_range, 0..max_len).prop_map(|mut v| {
@@ -87,5 +87,23 @@ proptest! {
             3 => check_typed::<u64>(&a, &b, &options),
             _ => check_typed::<i64>(&a, &b, &options),
         }
+    }
+
+    #[test]
+    fn sort_is_the_stable_sort(
+        keys in prop::collection::vec(0u32..500, 0..5000),
+        workgroup in prop::sample::select(vec![1u32, 2, 8, 32, 100, 256]),
+        items in 1u32..=8,
+        descending: bool,
+    ) {
+        let options = SortOptions {
+            order: if descending { Order::Descending } else { Order::Ascending },
+            workgroup_size: Some(workgroup),
+            items_per_thread: Some(items),
+        };
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        let got = gpu().sort_pairs_with(&keys, &values, &options).unwrap();
+        let want = cpu::sort_pairs_ordered(&keys, &values, options.order);
+        prop_assert!(got == want, "{options:?}: differs from the CPU's stable sort");
     }
 }

@@ -46,6 +46,10 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
                     }
                     if algorithm == Algorithm::MergePath {
                         out.push((Kernel::MergePathPartition, keys));
+                        // Merge sort runs in merge path's shapes.
+                        for value_size in [0, 4, 8] {
+                            out.push((Kernel::SortBlock, PipelineConfig { value_size, ..keys }));
+                        }
                     }
                 }
             }

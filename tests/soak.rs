@@ -4,8 +4,9 @@
 mod common;
 
 use common::*;
+use rand::seq::SliceRandom;
 use rand::Rng;
-use wgmerge::{Algorithm, Gpu, MergeBuffers, MergeOptions, Order};
+use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, Order, SortOptions};
 
 /// Resident set size in bytes (Linux), or 0 where it cannot be read.
 fn resident_bytes() -> usize {
@@ -58,7 +59,7 @@ fn thousands_of_operations_leak_nothing() {
         let (m, n) = (rng.random_range(0..6000), rng.random_range(0..6000));
         let shape = Shape::ALL[rng.random_range(0..Shape::ALL.len())];
         let context = format!("soak op {op}: {options:?} {shape:?} m={m} n={n}");
-        match op % 4 {
+        match op % 5 {
             0 => {
                 let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
                 check_merge_on(gpu, &a, &b, &options, &context);
@@ -70,6 +71,23 @@ fn thousands_of_operations_leak_nothing() {
             2 => {
                 let (a, b) = shape.keys::<i64>(&mut rng, m, n, order);
                 check_stable_pairs_on::<i64, u64>(gpu, &a, &b, &options, &context);
+            }
+            3 => {
+                // Merge sort of the two inputs one after the other, shuffled, with each key's
+                // index as its value.
+                let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
+                let mut keys: Vec<u32> = a.into_iter().chain(b).collect();
+                keys.shuffle(&mut rng);
+                let values: Vec<u32> = (0..keys.len() as u32).collect();
+                let options = SortOptions {
+                    order,
+                    ..Default::default()
+                };
+                let got = gpu
+                    .sort_pairs_with(&keys, &values, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                let want = cpu::sort_pairs_ordered(&keys, &values, order);
+                assert!(got == want, "{context}: sort differs from the CPU's");
             }
             _ => {
                 // The resident form, with buffers created and dropped here: it exercises

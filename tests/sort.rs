@@ -1,0 +1,163 @@
+//! Merge sort on the GPU against the CPU's stable sort: every key type, both orders, keys and
+//! pairs with 4- and 8-byte values, on inputs of many shapes and sizes that are multiples of no
+//! tile.
+
+mod common;
+
+use common::*;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use wgmerge::{cpu, Error, Order, SortOptions};
+
+const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
+
+/// Sizes around the default tile (768) and its powers of two, so runs of every length meet.
+const SIZES: [usize; 7] = [0, 1, 2, 767, 769, 2305, 20_011];
+
+/// Unsorted inputs of `len` keys built from each merge test shape: shuffled, sorted, reversed,
+/// and as two sorted halves one after the other.
+fn inputs<K: TestKey>(rng: &mut StdRng, len: usize) -> Vec<(String, Vec<K>)> {
+    let mut out = Vec::new();
+    for shape in Shape::ALL {
+        let (a, b) = shape.keys::<K>(rng, len / 2, len - len / 2, Order::Ascending);
+        let halves: Vec<K> = a.iter().chain(&b).copied().collect();
+        let mut shuffled = halves.clone();
+        shuffled.shuffle(rng);
+        let mut sorted = halves.clone();
+        cpu::sort_ordered(&mut sorted, Order::Ascending);
+        let mut reversed = sorted.clone();
+        reversed.reverse();
+        out.push((format!("{shape:?} shuffled"), shuffled));
+        if !matches!(shape, Shape::AllEqual | Shape::Interleaved) {
+            out.push((format!("{shape:?} sorted"), sorted));
+            out.push((format!("{shape:?} reversed"), reversed));
+            out.push((format!("{shape:?} two sorted halves"), halves));
+        }
+    }
+    out
+}
+
+/// Sorts keys, and pairs whose values are each key's input index, and compares both with the
+/// CPU's stable sort: equal values prove stability and that nothing was lost or duplicated.
+fn check_sort<K: TestKey, V: Provenance>(keys: &[K], options: &SortOptions, context: &str) {
+    let got = gpu()
+        .sort_with(keys, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let mut want = keys.to_vec();
+    cpu::sort_ordered(&mut want, options.order);
+    assert_same_keys(&got, &want, context);
+
+    let values: Vec<V> = (0..keys.len()).map(|i| V::new(false, i)).collect();
+    let (got_keys, got_values) = gpu()
+        .sort_pairs_with(keys, &values, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let (want_keys, want_values) = cpu::sort_pairs_ordered(keys, &values, options.order);
+    assert_same_keys(&got_keys, &want_keys, context);
+    assert_same(&got_values, &want_values, context);
+}
+
+fn every_shape_and_order<K: TestKey>() {
+    let mut rng = rng(&format!("sort::<{}>", K::TYPE.name()));
+    for order in ORDERS {
+        let options = SortOptions {
+            order,
+            ..Default::default()
+        };
+        // A tiny tile, so short inputs take many merge passes.
+        let small = SortOptions {
+            workgroup_size: Some(4),
+            items_per_thread: Some(3),
+            ..options.clone()
+        };
+        for len in SIZES {
+            for (shape, keys) in inputs::<K>(&mut rng, len) {
+                let context = format!("{} {order:?} {shape} len={len}", K::TYPE.name());
+                check_sort::<K, u32>(&keys, &options, &context);
+                if len <= 769 {
+                    check_sort::<K, u64>(&keys, &small, &format!("{context} 4x3"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn u32_keys() {
+    every_shape_and_order::<u32>();
+}
+
+#[test]
+fn i32_keys() {
+    every_shape_and_order::<i32>();
+}
+
+#[test]
+fn f32_keys() {
+    every_shape_and_order::<f32>();
+}
+
+#[test]
+fn u64_keys() {
+    every_shape_and_order::<u64>();
+}
+
+#[test]
+fn i64_keys() {
+    every_shape_and_order::<i64>();
+}
+
+/// Many merge passes over a large input, and shapes whose tile is not a power of two.
+#[test]
+fn large_and_odd_shapes() {
+    let mut rng = rng("sort::large_and_odd_shapes");
+    let (a, b) = Shape::Uniform.keys::<u32>(&mut rng, 300_000, 224_289, Order::Ascending);
+    let mut keys: Vec<u32> = a.into_iter().chain(b).collect();
+    keys.shuffle(&mut rng);
+    check_sort::<u32, u32>(&keys, &SortOptions::default(), "large");
+    for (workgroup_size, items_per_thread) in [(1, 1), (64, 1), (96, 5), (256, 4), (128, 7)] {
+        let options = SortOptions {
+            workgroup_size: Some(workgroup_size),
+            items_per_thread: Some(items_per_thread),
+            ..Default::default()
+        };
+        let context = format!("{workgroup_size}x{items_per_thread}");
+        check_sort::<u32, u32>(&keys[..40_000], &options, &context);
+    }
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let gpu = gpu();
+    assert!(matches!(
+        gpu.sort_pairs(&[3u32, 1], &[1u32]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        gpu.sort_pairs(&[3u32, 1], &[1u16, 2]),
+        Err(Error::InvalidOptions(_))
+    ));
+    for (workgroup_size, items_per_thread) in [(0, 3), (256, 0), (256, 65), (1 << 20, 1)] {
+        let options = SortOptions {
+            workgroup_size: Some(workgroup_size),
+            items_per_thread: Some(items_per_thread),
+            ..Default::default()
+        };
+        assert!(
+            matches!(
+                gpu.sort_with(&[1u32], &options),
+                Err(Error::InvalidOptions(_))
+            ),
+            "{workgroup_size}x{items_per_thread}"
+        );
+    }
+    // A tile whose keys and permutations do not fit the device's workgroup memory.
+    let options = SortOptions {
+        workgroup_size: Some(256),
+        items_per_thread: Some(64),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu.sort_with(&[1u64], &options),
+        Err(Error::InvalidOptions(_))
+    ));
+}
