@@ -2,14 +2,21 @@
 # Vulkan driver is installed (a machine without a GPU, CI), installs Mesa's lavapipe, a software
 # Vulkan driver, from the distribution's packages.
 
+# grep reads all of its input (no -q): under `set -o pipefail` an early exit would fail the
+# pipeline through the writer's SIGPIPE.
 have_vulkan_driver() {
-    ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || return 1
-    ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json \
-        2>/dev/null | grep -q .
+    ldconfig -p 2>/dev/null | grep 'libvulkan\.so\.1' >/dev/null || return 1
+    local icd
+    for icd in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json \
+        /usr/local/share/vulkan/icd.d/*.json; do
+        [ -e "$icd" ] && return 0
+    done
+    return 1
 }
 
 have_gl_driver() {
-    ldconfig -p 2>/dev/null | grep -q 'libEGL_mesa\.so' && ldconfig -p 2>/dev/null | grep -q 'libEGL\.so\.1'
+    ldconfig -p 2>/dev/null | grep 'libEGL_mesa\.so' >/dev/null &&
+        ldconfig -p 2>/dev/null | grep 'libEGL\.so\.1' >/dev/null
 }
 
 apt_install() {

@@ -18,7 +18,7 @@ function option(select, value, label) {
 
 function showResult(r) {
   const row = $("results").tBodies[0].insertRow();
-  const cells = [r.operation, r.key, r.order, r.a_len, r.b_len, r.gpu_ms.toFixed(1), r.cpu_ms.toFixed(1)];
+  const cells = [r.operation, r.key, r.order, r.sizes, r.gpu_ms.toFixed(1), r.cpu_ms.toFixed(1)];
   for (const text of cells) row.insertCell().textContent = text;
   const verdict = row.insertCell();
   verdict.textContent = r.correct ? "correct" : `WRONG ${r.detail}`;
@@ -30,7 +30,7 @@ async function runOne(operation, key, order, size, seed) {
   try {
     report = JSON.parse(await wgmerge.run(operation, key, order, size, seed));
   } catch (e) {
-    report = { operation, key, order, a_len: "", b_len: "", gpu_ms: NaN, cpu_ms: NaN,
+    report = { operation, key, order, sizes: "", gpu_ms: NaN, cpu_ms: NaN,
                correct: false, detail: `error: ${e.message ?? e}` };
   }
   showResult(report);

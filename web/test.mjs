@@ -43,7 +43,7 @@ try {
   const reports = await page.evaluate((n) => window.demo.runAll(n), Number(size));
   for (const r of reports) {
     console.log(`${r.correct ? "ok   " : "WRONG"} ${r.operation.padEnd(22)} ${r.key} ${r.order.padEnd(10)} ` +
-                `|A|=${r.a_len} |B|=${r.b_len} gpu ${Number(r.gpu_ms).toFixed(1)} ms ${r.detail}`);
+                `${r.sizes} keys, gpu ${Number(r.gpu_ms).toFixed(1)} ms ${r.detail}`);
   }
   const wrong = reports.filter((r) => !r.correct);
   if (reports.length === 0 || wrong.length > 0) {

@@ -12,7 +12,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wgmerge::{cpu, Algorithm, Gpu, Key, MergeOptions, Order};
+use wgmerge::{cpu, Algorithm, Gpu, Key, MergeOptions, Order, SortOptions};
 
 thread_local! {
     /// The page's one GPU, opened by [`open`].
@@ -47,11 +47,11 @@ pub async fn open() -> Result<String, JsError> {
     Ok(adapter)
 }
 
-/// The operations the page offers, as JSON: `[{id, label}]`. Each id is `merge:<algorithm>` or
-/// `merge_pairs:<algorithm>`.
+/// The operations the page offers, as JSON: `[{id, label}]`. Each id is `merge:<algorithm>`,
+/// `merge_pairs:<algorithm>`, `sort` or `sort_pairs`.
 #[wasm_bindgen]
 pub fn operations() -> String {
-    let ops: Vec<_> = ["merge", "merge_pairs"]
+    let mut ops: Vec<_> = ["merge", "merge_pairs"]
         .into_iter()
         .flat_map(|op| {
             Algorithm::ALL.into_iter().map(move |algorithm| {
@@ -67,6 +67,8 @@ pub fn operations() -> String {
             })
         })
         .collect();
+    ops.push(serde_json::json!({"id": "sort", "label": "sort, merge sort (keys)"}));
+    ops.push(serde_json::json!({"id": "sort_pairs", "label": "sort_pairs, merge sort (keys + u32 values)"}));
     json(&ops)
 }
 
@@ -166,8 +168,8 @@ struct RunReport {
     operation: String,
     key: String,
     order: String,
-    a_len: usize,
-    b_len: usize,
+    /// `|A| + |B|` for a merge, the length for a sort.
+    sizes: String,
     /// Upload, merge and readback, as the page waited for it.
     gpu_ms: f64,
     cpu_ms: f64,
@@ -187,31 +189,31 @@ pub async fn run(
 ) -> Result<String, JsError> {
     let gpu = gpu()?;
     let order_value = parse_order(&order)?;
-    let (op, algorithm) = operation
-        .split_once(':')
-        .ok_or_else(|| JsError::new(&format!("unknown operation {operation:?}")))?;
-    let algorithm = Algorithm::from_name(algorithm)
-        .ok_or_else(|| JsError::new(&format!("unknown algorithm in {operation:?}")))?;
-    let pairs = match op {
-        "merge" => false,
-        "merge_pairs" => true,
-        _ => return Err(JsError::new(&format!("unknown operation {operation:?}"))),
+    let (op, algorithm) = operation.split_once(':').unwrap_or((&operation, ""));
+    let unknown = || JsError::new(&format!("unknown operation {operation:?}"));
+    let task = match op {
+        "merge" | "merge_pairs" => Task::Merge(MergeOptions {
+            algorithm: Algorithm::from_name(algorithm).ok_or_else(unknown)?,
+            order: order_value,
+            ..Default::default()
+        }),
+        "sort" | "sort_pairs" => Task::Sort(SortOptions {
+            order: order_value,
+            ..Default::default()
+        }),
+        _ => return Err(unknown()),
     };
-    let options = MergeOptions {
-        algorithm,
-        order: order_value,
-        ..Default::default()
-    };
+    let pairs = op.ends_with("_pairs");
     let mut rng = SmallRng::seed_from_u64(u64::from(seed));
     let size = size as usize;
     let a_len = size / 2 + rng.random_range(0..=size / 8);
     let b_len = size - a_len;
     let (gpu_ms, cpu_ms, correct, detail) = match key.as_str() {
-        "u32" => check::<u32>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
-        "i32" => check::<i32>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
-        "f32" => check::<f32>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
-        "u64" => check::<u64>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
-        "i64" => check::<i64>(&gpu, &mut rng, a_len, b_len, pairs, &options).await,
+        "u32" => check::<u32>(&gpu, &mut rng, a_len, b_len, pairs, &task).await,
+        "i32" => check::<i32>(&gpu, &mut rng, a_len, b_len, pairs, &task).await,
+        "f32" => check::<f32>(&gpu, &mut rng, a_len, b_len, pairs, &task).await,
+        "u64" => check::<u64>(&gpu, &mut rng, a_len, b_len, pairs, &task).await,
+        "i64" => check::<i64>(&gpu, &mut rng, a_len, b_len, pairs, &task).await,
         other => return Err(JsError::new(&format!("unknown key type {other:?}"))),
     }
     .map_err(js_error)?;
@@ -219,8 +221,10 @@ pub async fn run(
         operation,
         key,
         order,
-        a_len,
-        b_len,
+        sizes: match task {
+            Task::Merge(_) => format!("{a_len} + {b_len}"),
+            Task::Sort(_) => size.to_string(),
+        },
         gpu_ms,
         cpu_ms,
         correct,
@@ -228,17 +232,32 @@ pub async fn run(
     }))
 }
 
-/// Merges generated inputs on the GPU and on the CPU: (gpu ms, cpu ms, equal, what differed).
-/// Pairs carry each key's provenance (A's index, or `a_len` + B's index), so equality with the
-/// stable CPU merge proves stability and that nothing was lost or duplicated.
+/// What [`run`] does with its two generated inputs.
+enum Task {
+    /// Merge them.
+    Merge(MergeOptions),
+    /// Sort them, B's keys first and then A's, shuffled.
+    Sort(SortOptions),
+}
+
+/// Runs `task` on generated inputs on the GPU and on the CPU: (gpu ms, cpu ms, equal, what
+/// differed). Pairs carry each key's provenance (A's index, or `a_len` + B's index; for a sort,
+/// its input position), so equality with the stable CPU merge or sort proves stability and that
+/// nothing was lost or duplicated.
 async fn check<K: DemoKey>(
     gpu: &Gpu,
     rng: &mut SmallRng,
     a_len: usize,
     b_len: usize,
     pairs: bool,
-    options: &MergeOptions,
+    task: &Task,
 ) -> Result<(f64, f64, bool, String), wgmerge::Error> {
+    let options = match task {
+        Task::Merge(options) => options,
+        Task::Sort(options) => {
+            return check_sort::<K>(gpu, rng, a_len + b_len, pairs, options).await
+        }
+    };
     let [a, b] = inputs::<K>(rng, a_len, b_len, options.order);
     if !pairs {
         let start = now_ms();
@@ -271,6 +290,41 @@ async fn check<K: DemoKey>(
         first_difference(&values, &expected_values)
     } else {
         first_difference(&keys, &expected_keys)
+    };
+    Ok((gpu_ms, cpu_ms, correct, detail))
+}
+
+/// [`check`] for a sort of `len` unsorted keys.
+async fn check_sort<K: DemoKey>(
+    gpu: &Gpu,
+    rng: &mut SmallRng,
+    len: usize,
+    pairs: bool,
+    options: &SortOptions,
+) -> Result<(f64, f64, bool, String), wgmerge::Error> {
+    let range = (len as u64 / 2).max(1);
+    let keys: Vec<K> = (0..len)
+        .map(|_| K::draw(rng.random_range(0..range), range))
+        .collect();
+    let values: Vec<u32> = (0..len as u32).collect();
+    let start = now_ms();
+    let (got_keys, got_values) = if pairs {
+        gpu.sort_pairs_async(&keys, &values, options).await?
+    } else {
+        (gpu.sort_async(&keys, options).await?, Vec::new())
+    };
+    let gpu_ms = now_ms() - start;
+    let start = now_ms();
+    let (want_keys, mut want_values) = cpu::sort_pairs_ordered(&keys, &values, options.order);
+    let cpu_ms = now_ms() - start;
+    if !pairs {
+        want_values.clear();
+    }
+    let correct = same_bits(&got_keys, &want_keys) && got_values == want_values;
+    let detail = if same_bits(&got_keys, &want_keys) {
+        first_difference(&got_values, &want_values)
+    } else {
+        first_difference(&got_keys, &want_keys)
     };
     Ok((gpu_ms, cpu_ms, correct, detail))
 }
