@@ -240,6 +240,25 @@ impl Gpu {
         Ok(value)
     }
 
+    /// Runs `work`, which creates wgpu objects from the caller's resources, inside a validation
+    /// error scope and returns what it catches as an [`Error`] instead of letting wgpu's
+    /// uncaptured-error handler panic: a buffer of another device, say. Native backends report
+    /// such errors at once, so the scope is popped without waiting. On the web it cannot be
+    /// awaited here; errors there reach the device's handler, which logs them.
+    pub(crate) fn checked<T>(&self, work: impl FnOnce() -> T) -> Result<T, Error> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let value = work();
+            match pollster::block_on(scope.pop()) {
+                Some(error) => Err(Error::from_wgpu(error)),
+                None => Ok(value),
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        Ok(work())
+    }
+
     /// Maps a `MAP_READ` buffer after its copy was submitted and returns its bytes.
     pub(crate) async fn read_back(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>, Error> {
         let (sender, receiver) = futures_channel::oneshot::channel();

@@ -442,8 +442,7 @@ impl Gpu {
             check_buffer("b values", values.b, buffers.b_len, value_size)?;
             check_buffer("out values", values.out, total, value_size)?;
         }
-        self.record_merge(encoder, scratch, buffers, &plan);
-        Ok(())
+        self.record_merge(encoder, scratch, buffers, &plan)
     }
 
     /// The longest merge (in keys) one dispatch can do on this device for `key` keys with values
@@ -563,29 +562,34 @@ impl Gpu {
     }
 
     /// Records a planned merge. Empty inputs and absent values are bound to the placeholder.
+    /// Returns [`Error::Validation`] (recording nothing) where the caller's buffers cannot be
+    /// bound, such as buffers of another device.
     fn record_merge(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
         buffers: &MergeBuffers<'_>,
         plan: &MergePlan,
-    ) {
+    ) -> Result<(), Error> {
         if plan.is_empty() {
-            return;
+            return Ok(());
         }
-        self.queue
-            .write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
         let splits = plan
             .partition_dispatch
             .map(|_| scratch.splits(&self.device, (u64::from(plan.groups) + 1) * 4));
-        self.record_merge_passes(
-            encoder,
-            scratch.params.as_entire_binding(),
-            &scratch.placeholder,
-            splits.as_ref(),
-            buffers,
-            plan,
-        );
+        let bind_groups = self.checked(|| {
+            self.merge_bind_groups(
+                scratch.params.as_entire_binding(),
+                &scratch.placeholder,
+                splits.as_ref(),
+                buffers,
+                plan,
+            )
+        })?;
+        self.queue
+            .write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
+        self.record_merge_dispatches(encoder, plan, &bind_groups);
+        Ok(())
     }
 
     /// Records a planned merge's dispatches with `params` already holding `plan.params`;
@@ -599,6 +603,19 @@ impl Gpu {
         buffers: &MergeBuffers<'_>,
         plan: &MergePlan,
     ) {
+        let bind_groups = self.merge_bind_groups(params, placeholder, splits, buffers, plan);
+        self.record_merge_dispatches(encoder, plan, &bind_groups);
+    }
+
+    /// The bind groups of a planned merge: merge path's partition pass (if any), then the merge.
+    fn merge_bind_groups(
+        &self,
+        params: wgpu::BindingResource<'_>,
+        placeholder: &wgpu::Buffer,
+        splits: Option<&wgpu::Buffer>,
+        buffers: &MergeBuffers<'_>,
+        plan: &MergePlan,
+    ) -> (Option<wgpu::BindGroup>, wgpu::BindGroup) {
         let total = buffers.a_len + buffers.b_len;
         // Sort's merge passes read both runs of each pair from A's buffer, bound again as B.
         let b_len = if plan.params.run_len > 0 {
@@ -644,11 +661,7 @@ impl Gpu {
                 entries,
             })
         };
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(plan.kernel.entry_point()),
-            timestamp_writes: None,
-        });
-        if let Some(dispatch) = plan.partition_dispatch {
+        let partition = plan.partition_dispatch.map(|_| {
             // Params, A, B and the splits.
             let wanted = [0, 1, 2, 7];
             let partition_entries: Vec<_> = entries
@@ -656,6 +669,23 @@ impl Gpu {
                 .filter(|e| wanted.contains(&e.binding))
                 .cloned()
                 .collect();
+            bind_group(Kernel::MergePathPartition, &partition_entries)
+        });
+        (partition, bind_group(plan.kernel, &entries))
+    }
+
+    /// Records a planned merge's dispatches with its bind groups.
+    fn record_merge_dispatches(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &MergePlan,
+        (partition, merge): &(Option<wgpu::BindGroup>, wgpu::BindGroup),
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(plan.kernel.entry_point()),
+            timestamp_writes: None,
+        });
+        if let (Some(dispatch), Some(bind_group)) = (plan.partition_dispatch, partition) {
             let kernel = Kernel::MergePathPartition;
             pass.set_pipeline(&self.pipeline(
                 kernel,
@@ -664,11 +694,11 @@ impl Gpu {
                     ..plan.config
                 },
             ));
-            pass.set_bind_group(0, &bind_group(kernel, &partition_entries), &[]);
+            pass.set_bind_group(0, bind_group, &[]);
             pass.dispatch_workgroups(dispatch.0, dispatch.1, 1);
         }
         pass.set_pipeline(&self.pipeline(plan.kernel, plan.config));
-        pass.set_bind_group(0, &bind_group(plan.kernel, &entries), &[]);
+        pass.set_bind_group(0, merge, &[]);
         pass.dispatch_workgroups(plan.dispatch.0, plan.dispatch.1, 1);
     }
 
@@ -830,7 +860,7 @@ impl Gpu {
                             self.record_validate(&mut encoder, check, keys, len, &plan.config);
                         }
                     }
-                    self.record_merge(&mut encoder, scratch, &merge_buffers, &plan);
+                    self.record_merge(&mut encoder, scratch, &merge_buffers, &plan)?;
                     let key_bytes = (len * key_size) as u64;
                     encoder.copy_buffer_to_buffer(&key_buffers[2], 0, staging, 0, key_bytes);
                     if let Some([_, _, out]) = value_buffers {
@@ -849,9 +879,9 @@ impl Gpu {
                         );
                     }
                     self.queue.submit([encoder.finish()]);
-                    staging
+                    Ok::<_, Error>(staging)
                 })
-                .await?;
+                .await??;
             let bytes = self.read_back(staging).await?;
             if options.validate {
                 let tail = &bytes[bytes.len() - 8..];

@@ -146,6 +146,36 @@ fn resident_buffers_are_checked() {
 }
 
 #[test]
+fn buffers_of_another_device_are_rejected() {
+    let gpu = gpu();
+    let other = gpu_with_limits(|limits| limits);
+    let storage = wgpu::BufferUsages::STORAGE;
+    let ours = gpu_buffer(gpu, 400, storage);
+    let theirs = gpu_buffer(&other, 800, storage);
+    let scratch = gpu.create_scratch();
+    for algorithm in Algorithm::ALL {
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        let buffers = MergeBuffers {
+            a: &ours,
+            a_len: 100,
+            b: &ours,
+            b_len: 100,
+            out: &theirs,
+            values: None,
+        };
+        let result = gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &options(algorithm));
+        assert!(
+            matches!(result, Err(Error::Validation(_))),
+            "{algorithm:?}: {result:?}"
+        );
+        // Nothing was recorded: the encoder is still good.
+        gpu.queue().submit([encoder.finish()]);
+    }
+    // The Gpu goes on working.
+    assert_eq!(gpu.merge(&[1u32, 3], &[2]).unwrap(), [1, 2, 3]);
+}
+
+#[test]
 fn resident_inputs_beyond_the_binding_limit_are_rejected() {
     // 1 KiB bindings: 256 u32 keys, 128 u64 keys or u32 keys with 8-byte values.
     let gpu = gpu_with_limits(|l| wgpu::Limits {
