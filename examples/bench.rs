@@ -24,6 +24,10 @@ use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ValueBuffers};
 #[derive(Parser, Debug)]
 #[command(about = "Benchmark wgmerge's operations over a size sweep")]
 struct Args {
+    /// Build the kernels with naga's runtime checks (bounds checks, loop bounding), as
+    /// `Gpu::with_runtime_checks(true)` does; off by default, as in wgmerge.
+    #[arg(long)]
+    runtime_checks: bool,
     /// log2 of the merged lengths to run.
     #[arg(long, value_delimiter = ',', default_value = "16,20,22")]
     sizes: Vec<u32>,
@@ -301,8 +305,13 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
     Ok((Report { adapter, rows }, timing::timer_name(&gpu)))
 }
 
-/// The adapter the arguments name, or wgmerge's default.
+/// The adapter the arguments name, or wgmerge's default, with runtime checks as asked.
 fn open_gpu(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
+    Ok(open_adapter(args)?.with_runtime_checks(args.runtime_checks))
+}
+
+/// The adapter the arguments name, or wgmerge's default.
+fn open_adapter(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
     if args.adapter.is_none() && args.backend.is_none() && args.memory_hints.is_none() {
         return Ok(Gpu::new()?);
     }

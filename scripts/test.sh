@@ -14,8 +14,11 @@ cargo test --release -- --show-output "$@"
 # only the adapter changes). WGMERGE_GL=0 skips it.
 if [ "$(uname -s)" = Linux ] && [ "${WGMERGE_GL:-1}" != 0 ] && [ "$WGPU_BACKEND" != gl ]; then
     ensure_gl_driver
-    echo "---- the test suite on OpenGL (llvmpipe) ----"
-    WGPU_BACKEND=gl WGMERGE_EXPECT_BACKEND=gl cargo test --release -- --show-output "$@"
+    # This run builds the kernels with naga's runtime checks (bounds checks, loop bounding), the
+    # Vulkan run above without, as wgmerge does by default: the suite covers both builds.
+    echo "---- the test suite on OpenGL (llvmpipe), kernels with runtime checks ----"
+    WGPU_BACKEND=gl WGMERGE_EXPECT_BACKEND=gl WGMERGE_RUNTIME_CHECKS=1 \
+        cargo test --release -- --show-output "$@"
 fi
 
 # The browser demo on WebGPU in headless Chromium (SwiftShader here): every operation and key type

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{cpu, Algorithm, MergeBuffers, MergeOptions, ValueBuffers};
+use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ValueBuffers};
 
 /// Small tiles so that short inputs still take many steps per workgroup and wrap the rings.
 fn small_tiles(algorithm: Algorithm) -> MergeOptions {
@@ -24,6 +24,45 @@ fn every_kernel_runs_on_the_adapter() {
         check_merge(&[1, 3, 5], &[2, 3, 4], &options(algorithm), "smoke");
         // Printed with --show-output so the CI log names the adapter each kernel ran on.
         println!("{algorithm:?} merge ran on {}", adapter_line(gpu));
+    }
+}
+
+/// Kernels built with naga's runtime checks and without (wgmerge's default) give the same bits,
+/// on sorted and on unsorted input. Where a kernel indexed out of bounds, the checked build
+/// would clamp the index and answer differently, so this also backs "no out-of-bounds access".
+#[test]
+fn runtime_checks_change_nothing() {
+    let mut rng = rng("runtime_checks_change_nothing");
+    let checked = Gpu::new().unwrap().with_runtime_checks(true);
+    let unchecked = Gpu::new().unwrap().with_runtime_checks(false);
+    for round in 0..6 {
+        let (m, n) = (rng.random_range(0..9000), rng.random_range(0..9000));
+        let (mut a, mut b) = Shape::ALL[round].generate(&mut rng, m, n);
+        if round % 2 == 1 {
+            // Unsorted: the answer is unspecified, but must not depend on bounds checks.
+            a.iter_mut().for_each(|k| *k = rng.random_range(0..50));
+            b.iter_mut().for_each(|k| *k = rng.random_range(0..50));
+        }
+        let values: Vec<u32> = (0..m.max(n) as u32).collect();
+        for algorithm in Algorithm::ALL {
+            let options = options(algorithm);
+            let context = format!("round {round} {algorithm:?} m={m} n={n}");
+            let merge = |gpu: &Gpu| {
+                gpu.merge_pairs_with(&a, &values[..m], &b, &values[..n], &options)
+                    .unwrap()
+            };
+            let (want_keys, want_values) = merge(&checked);
+            let (got_keys, got_values) = merge(&unchecked);
+            assert_same(&got_keys, &want_keys, &context);
+            assert_same(&got_values, &want_values, &context);
+        }
+        let keys: Vec<u32> = a.iter().chain(&b).copied().collect();
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        assert!(
+            checked.sort_pairs(&keys, &values).unwrap()
+                == unchecked.sort_pairs(&keys, &values).unwrap(),
+            "round {round}: sort"
+        );
     }
 }
 

@@ -9,6 +9,8 @@ use wgmerge::{cpu, Algorithm, Gpu, Key, MergeOptions, Order};
 
 /// The GPU every test uses. Fails loudly when there is no adapter: tests never skip. When
 /// `WGMERGE_EXPECT_BACKEND` is set (CI sets `vulkan`), the adapter must be on that backend.
+/// `WGMERGE_RUNTIME_CHECKS=1` builds the kernels with naga's runtime checks (scripts/test.sh
+/// does for its OpenGL run), so the suite covers both builds.
 pub fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
     GPU.get_or_init(|| {
@@ -16,8 +18,13 @@ pub fn gpu() -> &'static Gpu {
             panic!("{e}. Install a GPU driver or Mesa's lavapipe (apt-get install mesa-vulkan-drivers)")
         });
         check_backend(&gpu);
-        gpu
+        gpu.with_runtime_checks(runtime_checks())
     })
+}
+
+/// Whether `WGMERGE_RUNTIME_CHECKS=1` asks for kernels with naga's runtime checks.
+pub fn runtime_checks() -> bool {
+    std::env::var("WGMERGE_RUNTIME_CHECKS").is_ok_and(|v| v == "1")
 }
 
 /// A device of our own, with `limits` in place of the adapter's.
@@ -33,7 +40,7 @@ pub fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Gpu
     .expect("device");
     let gpu = Gpu::from_device(device, queue);
     check_backend(&gpu);
-    gpu
+    gpu.with_runtime_checks(runtime_checks())
 }
 
 /// Asserts the backend named by `WGMERGE_EXPECT_BACKEND`, if set.
