@@ -28,8 +28,8 @@ pub use error::{Error, Side};
 pub use gpu::Gpu;
 pub use key::{Key, KeyType, Order};
 pub use merge::{
-    Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers, MAX_ITEMS_PER_THREAD,
-    MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
+    Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers, LARGE_MERGE_LEN,
+    MAX_ITEMS_PER_THREAD, MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
 };
 pub use sort::SortOptions;
 

@@ -81,7 +81,21 @@ impl Algorithm {
             Algorithm::MergePath => (256, 3),
         }
     }
+
+    /// The shape used instead of [`Algorithm::default_shape`] for merges of at least
+    /// [`LARGE_MERGE_LEN`] keys where the device allows it (512 invocations, and the workgroup
+    /// memory it needs): merge path's 512 x 3 is 5-7% faster than 256 x 3 from 2^26 keys on an
+    /// H100 but slower at 2^20 (docs/benchmarks.md).
+    pub fn large_shape(self) -> Option<(u32, u32)> {
+        match self {
+            Algorithm::MergePath => Some((512, 3)),
+            _ => None,
+        }
+    }
 }
+
+/// Merges at least this long use [`Algorithm::large_shape`] where the device allows it.
+pub const LARGE_MERGE_LEN: usize = 1 << 24;
 
 /// How to merge. A plain struct: set the fields you need and take the rest from `Default`.
 ///
@@ -100,7 +114,8 @@ pub struct MergeOptions {
     pub algorithm: Algorithm,
     /// The order both inputs are sorted in, and the output's.
     pub order: Order,
-    /// Invocations per workgroup; `None` takes [`Algorithm::default_shape`].
+    /// Invocations per workgroup; `None` takes [`Algorithm::default_shape`] (or
+    /// [`Algorithm::large_shape`] for long merges, where the device allows it).
     pub workgroup_size: Option<u32>,
     /// Outputs each invocation merges per step (1..=[`MAX_ITEMS_PER_THREAD`]); the tiled kernels'
     /// tile holds `workgroup_size * items_per_thread` keys of each input.
@@ -456,6 +471,35 @@ impl Gpu {
         MAX_MERGED_LEN.min(usize::try_from(binding / widest).unwrap_or(usize::MAX))
     }
 
+    /// The shape of a merge of `total` keys when the options name none: the algorithm's large
+    /// shape for long merges where the device has room for it, its default otherwise.
+    fn default_shape(
+        &self,
+        algorithm: Algorithm,
+        key: KeyType,
+        total: usize,
+        value_size: u32,
+    ) -> (u32, u32) {
+        let limits = self.device.limits();
+        let fits = |(workgroup_size, items_per_thread): (u32, u32)| {
+            let config = PipelineConfig {
+                workgroup_size,
+                items_per_thread,
+                key,
+                order: Order::Ascending,
+                value_size,
+            };
+            workgroup_size <= limits.max_compute_invocations_per_workgroup
+                && workgroup_size <= limits.max_compute_workgroup_size_x
+                && algorithm.kernel().workgroup_memory(&config)
+                    <= u64::from(limits.max_compute_workgroup_storage_size)
+        };
+        match algorithm.large_shape() {
+            Some(large) if total >= LARGE_MERGE_LEN && fits(large) => large,
+            _ => algorithm.default_shape(key),
+        }
+    }
+
     /// Checks lengths and options against the device and chooses the dispatch.
     pub(crate) fn plan_merge(
         &self,
@@ -467,7 +511,8 @@ impl Gpu {
     ) -> Result<MergePlan, Error> {
         let limits = self.device.limits();
         let kernel = options.algorithm.kernel();
-        let (default_workgroup, default_items) = options.algorithm.default_shape(key);
+        let (default_workgroup, default_items) =
+            self.default_shape(options.algorithm, key, a_len + b_len, value_size);
         let workgroup_size = options.workgroup_size.unwrap_or(default_workgroup);
         let items_per_thread = options.items_per_thread.unwrap_or(default_items);
         let max_workgroup = limits

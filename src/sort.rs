@@ -123,11 +123,14 @@ impl Gpu {
                 max,
             });
         }
+        // The block sort needs more workgroup memory than merge path: stay with its default
+        // shape rather than its large one.
+        let (workgroup_size, items_per_thread) = Algorithm::MergePath.default_shape(K::TYPE);
         let merge_options = MergeOptions {
             algorithm: Algorithm::MergePath,
             order: options.order,
-            workgroup_size: options.workgroup_size,
-            items_per_thread: options.items_per_thread,
+            workgroup_size: Some(options.workgroup_size.unwrap_or(workgroup_size)),
+            items_per_thread: Some(options.items_per_thread.unwrap_or(items_per_thread)),
             ..Default::default()
         };
         // Checks the shape, merge path's workgroup memory and the storage buffers.

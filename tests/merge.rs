@@ -165,6 +165,17 @@ fn millions_of_keys() {
     }
 }
 
+/// Long enough for merge path's large shape (where the device has room for it), keys and pairs.
+#[test]
+fn merges_in_the_large_shape() {
+    let mut rng = rng("merges_in_the_large_shape");
+    let m = wgmerge::LARGE_MERGE_LEN / 2 + 1234;
+    let (a, b) = Shape::Uniform.generate(&mut rng, m, wgmerge::LARGE_MERGE_LEN - m + 99);
+    check_merge(&a, &b, &MergeOptions::default(), "large shape");
+    let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, m, wgmerge::LARGE_MERGE_LEN - m);
+    check_stable_pairs(&a, &b, &MergeOptions::default(), "large shape pairs");
+}
+
 #[test]
 fn tile_configurations() {
     let mut rng = rng("tile_configurations");

@@ -23,9 +23,11 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
     for algorithm in Algorithm::ALL {
         for key in KeyType::ALL {
             let (workgroup, items) = algorithm.default_shape(key);
+            let (large_workgroup, large_items) = algorithm.large_shape().unwrap_or((1, 1));
             let shapes: &[(u32, u32)] = if key == KeyType::U32 {
                 &[
                     (workgroup, items),
+                    (large_workgroup, large_items),
                     (1, 1),
                     (4, 2),
                     (96, 3),
@@ -33,7 +35,12 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
                     (1024, 1),
                 ]
             } else {
-                &[(workgroup, items), (1, 1), (96, 3)]
+                &[
+                    (workgroup, items),
+                    (large_workgroup, large_items),
+                    (1, 1),
+                    (96, 3),
+                ]
             };
             for &(workgroup_size, items_per_thread) in shapes {
                 for order in [Order::Ascending, Order::Descending] {
