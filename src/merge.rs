@@ -500,6 +500,12 @@ impl Gpu {
         }
     }
 
+    /// The most elements of `size` bytes one buffer holds after `extra` bytes.
+    pub(crate) fn max_readback_len(&self, size: u32, extra: u64) -> usize {
+        let bytes = self.device.limits().max_buffer_size.saturating_sub(extra);
+        usize::try_from(bytes / u64::from(size)).unwrap_or(usize::MAX)
+    }
+
     /// Checks lengths and options against the device and chooses the dispatch.
     pub(crate) fn plan_merge(
         &self,
@@ -762,7 +768,11 @@ impl Gpu {
     ) -> Result<(Vec<K>, Vec<u8>), Error> {
         let value_size = values.map_or(0, |v| v.size);
         let total = a.len() + b.len();
-        let device_max = self.max_merge_len(K::TYPE, value_size);
+        // A piece fits one binding per array, and its keys and values (plus the two validation
+        // words) fit one readback buffer.
+        let device_max = self
+            .max_merge_len(K::TYPE, value_size)
+            .min(self.max_readback_len(K::TYPE.size() + value_size, 8));
         let piece_len = match options.max_piece_len {
             Some(0) => {
                 return Err(Error::InvalidOptions(

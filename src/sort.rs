@@ -106,7 +106,7 @@ impl Gpu {
     }
 
     /// Upload, sort, read back; returns keys and value bytes. The whole input must fit one
-    /// storage binding ([`Gpu::max_merge_len`]).
+    /// storage binding ([`Gpu::max_merge_len`]) and, keys and values together, one buffer.
     async fn sort_host<K: Key>(
         &self,
         keys: &[K],
@@ -115,7 +115,10 @@ impl Gpu {
     ) -> Result<(Vec<K>, Vec<u8>), Error> {
         let value_size = values.map_or(0, |(_, size)| size);
         let len = keys.len();
-        let max = self.max_merge_len(K::TYPE, value_size);
+        // One binding per array, and keys and values together in one readback buffer.
+        let max = self
+            .max_merge_len(K::TYPE, value_size)
+            .min(self.max_readback_len(K::TYPE.size() + value_size, 0));
         if len > max {
             return Err(Error::TooLarge {
                 what: "sort input",

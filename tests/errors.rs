@@ -400,3 +400,38 @@ fn gpu_is_send_and_sync() {
     shareable::<wgmerge::Scratch>();
     shareable::<Error>();
 }
+
+/// A device whose largest buffer is no larger than its largest binding: the readback buffer,
+/// which holds keys and values together, must still fit.
+#[test]
+fn pieces_fit_the_largest_buffer() {
+    let gpu = gpu_with_limits(|l| wgpu::Limits {
+        max_storage_buffer_binding_size: 1024,
+        max_buffer_size: 1024,
+        ..l
+    });
+    let mut rng = rng("pieces_fit_the_largest_buffer");
+    let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, 700, 555);
+    let a_values: Vec<u64> = (0..a.len() as u64).collect();
+    let b_values: Vec<u64> = (0..b.len() as u64).map(|i| i + 1000).collect();
+    let got = gpu
+        .merge_pairs(&a, &a_values, &b, &b_values)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got, wgmerge::cpu::merge_pairs(&a, &a_values, &b, &b_values));
+    // A sort must fit one buffer, its readback included.
+    let keys: Vec<u32> = (0..86).rev().collect();
+    let values = vec![0u64; keys.len()];
+    let result = gpu.sort_pairs(&keys, &values);
+    assert!(
+        matches!(
+            result,
+            Err(Error::TooLarge {
+                len: 86,
+                max: 85,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+    assert!(gpu.sort_pairs(&keys[..85], &values[..85]).is_ok());
+}
