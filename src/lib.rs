@@ -31,7 +31,7 @@ pub use merge::{
     Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers, LARGE_MERGE_LEN,
     MAX_ITEMS_PER_THREAD, MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
 };
-pub use sort::SortOptions;
+pub use sort::{SortBuffers, SortOptions, SortValueBuffers};
 
 /// The README's examples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

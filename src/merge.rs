@@ -158,25 +158,56 @@ pub struct Scratch {
     placeholder: wgpu::Buffer,
     /// Merge path's workgroup boundaries, grown on demand.
     splits: std::sync::Mutex<Option<wgpu::Buffer>>,
+    /// A sort's parameters, one aligned slot per pass, grown on demand.
+    sort_params: std::sync::Mutex<Option<wgpu::Buffer>>,
 }
 
 impl Scratch {
     /// A storage buffer of at least `bytes` for merge path's splits, reallocated when too small.
     /// Commands already recorded keep the old buffer alive.
-    fn splits(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
-        let mut splits = self.splits.lock().unwrap_or_else(|e| e.into_inner());
-        match &*splits {
-            Some(buffer) if buffer.size() >= bytes => buffer.clone(),
-            _ => {
-                let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgmerge merge path splits"),
-                    size: bytes.next_power_of_two().max(256),
-                    usage: wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
-                });
-                *splits = Some(buffer.clone());
-                buffer
-            }
+    pub(crate) fn splits(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+        grown(
+            &self.splits,
+            device,
+            bytes,
+            "wgmerge merge path splits",
+            wgpu::BufferUsages::STORAGE,
+        )
+    }
+
+    /// A uniform buffer of at least `bytes` for a sort's per-pass parameters.
+    pub(crate) fn sort_params(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+        grown(
+            &self.sort_params,
+            device,
+            bytes,
+            "wgmerge sort params",
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        )
+    }
+}
+
+/// The buffer in `slot` if it holds `bytes`, else a new one (a power of two, at least 256
+/// bytes) that replaces it.
+fn grown(
+    slot: &std::sync::Mutex<Option<wgpu::Buffer>>,
+    device: &wgpu::Device,
+    bytes: u64,
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+    match &*slot {
+        Some(buffer) if buffer.size() >= bytes => buffer.clone(),
+        _ => {
+            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes.next_power_of_two().max(256),
+                usage,
+                mapped_at_creation: false,
+            });
+            *slot = Some(buffer.clone());
+            buffer
         }
     }
 }
@@ -418,6 +449,7 @@ impl Gpu {
                 mapped_at_creation: false,
             }),
             splits: Default::default(),
+            sort_params: Default::default(),
         }
     }
 
@@ -643,23 +675,8 @@ impl Gpu {
         Ok(())
     }
 
-    /// Records a planned merge's dispatches with `params` already holding `plan.params`;
-    /// `splits` holds merge path's boundaries (at least `plan.groups + 1` of them).
-    pub(crate) fn record_merge_passes(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        params: wgpu::BindingResource<'_>,
-        placeholder: &wgpu::Buffer,
-        splits: Option<&wgpu::Buffer>,
-        buffers: &MergeBuffers<'_>,
-        plan: &MergePlan,
-    ) {
-        let bind_groups = self.merge_bind_groups(params, placeholder, splits, buffers, plan);
-        self.record_merge_dispatches(encoder, plan, &bind_groups);
-    }
-
     /// The bind groups of a planned merge: merge path's partition pass (if any), then the merge.
-    fn merge_bind_groups(
+    pub(crate) fn merge_bind_groups(
         &self,
         params: wgpu::BindingResource<'_>,
         placeholder: &wgpu::Buffer,
@@ -726,7 +743,7 @@ impl Gpu {
     }
 
     /// Records a planned merge's dispatches with its bind groups.
-    fn record_merge_dispatches(
+    pub(crate) fn record_merge_dispatches(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         plan: &MergePlan,

@@ -4,7 +4,9 @@ mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{Algorithm, Error, Gpu, KeyType, MergeBuffers, MergeOptions, Order, Side};
+use wgmerge::{
+    Algorithm, Error, Gpu, KeyType, MergeBuffers, MergeOptions, Order, Side, SortBuffers,
+};
 
 fn buffer(size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
     gpu_buffer(gpu(), size, usage)
@@ -145,13 +147,25 @@ fn resident_buffers_are_checked() {
     );
 }
 
+/// Buffers of another device of the same wgpu instance. (Resources of another *instance* are
+/// not detectable: wgpu looks their ids up in the calling device's instance.)
 #[test]
 fn buffers_of_another_device_are_rejected() {
-    let gpu = gpu();
-    let other = gpu_with_limits(|limits| limits);
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    let [(device, queue), (other, _)] = [0, 1]
+        .map(|_| pollster::block_on(adapter.request_device(&Default::default())).expect("device"));
+    let gpu = &Gpu::from_device(device, queue);
+    check_backend(gpu);
     let storage = wgpu::BufferUsages::STORAGE;
-    let ours = gpu_buffer(gpu, 400, storage);
-    let theirs = gpu_buffer(&other, 800, storage);
+    let ours = gpu_buffer(gpu, 800, storage);
+    let theirs = other.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("theirs"),
+        size: 800,
+        usage: storage,
+        mapped_at_creation: false,
+    });
     let scratch = gpu.create_scratch();
     for algorithm in Algorithm::ALL {
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
@@ -171,6 +185,19 @@ fn buffers_of_another_device_are_rejected() {
         // Nothing was recorded: the encoder is still good.
         gpu.queue().submit([encoder.finish()]);
     }
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let sort = SortBuffers {
+        keys: &ours,
+        temp: &theirs,
+        len: 100,
+        values: None,
+    };
+    let result = gpu.encode_sort::<u32>(&mut encoder, &scratch, &sort, &Default::default());
+    assert!(
+        matches!(result, Err(Error::Validation(_))),
+        "sort: {result:?}"
+    );
+    gpu.queue().submit([encoder.finish()]);
     // The Gpu goes on working.
     assert_eq!(gpu.merge(&[1u32, 3], &[2]).unwrap(), [1, 2, 3]);
 }

@@ -7,7 +7,8 @@ mod common;
 use common::*;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use wgmerge::{cpu, Error, Order, SortOptions};
+use rand::Rng;
+use wgmerge::{cpu, Error, Order, SortBuffers, SortOptions, SortValueBuffers};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -160,4 +161,94 @@ fn bad_input_is_an_error() {
         gpu.sort_with(&[1u64], &options),
         Err(Error::InvalidOptions(_))
     ));
+}
+
+/// The resident form: sorts of GPU buffers recorded into one encoder, each with its own
+/// scratch, ending in the caller's buffers whatever the number of passes.
+#[test]
+fn resident_sorts_end_in_the_callers_buffers() {
+    use wgpu::util::DeviceExt;
+    let gpu = gpu();
+    let mut rng = rng("sort::resident");
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    // Tiles of 12 keys: 1, 2, 3, 4 and 9 merge passes.
+    let small = SortOptions {
+        workgroup_size: Some(4),
+        items_per_thread: Some(3),
+        ..Default::default()
+    };
+    let mut jobs = Vec::new();
+    for (len, options) in [
+        (12, small.clone()),
+        (24, small.clone()),
+        (40, small.clone()),
+        (100, small.clone()),
+        (5000, small),
+        (100_000, SortOptions::default()),
+        (0, SortOptions::default()),
+    ] {
+        let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1000)).collect();
+        let values: Vec<u32> = (0..len as u32).collect();
+        let buffer = |data: &[u32]| {
+            gpu.device()
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytemuck::cast_slice(
+                        &data.iter().copied().chain([0]).collect::<Vec<_>>(),
+                    ),
+                    usage,
+                })
+        };
+        let buffers = [
+            buffer(&keys),
+            buffer(&keys),
+            buffer(&values),
+            buffer(&values),
+        ];
+        jobs.push((keys, values, buffers, options, gpu.create_scratch()));
+    }
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    for (keys, _, [k, kt, v, vt], options, scratch) in &jobs {
+        let buffers = SortBuffers {
+            keys: k,
+            temp: kt,
+            len: keys.len(),
+            values: Some(SortValueBuffers {
+                values: v,
+                temp: vt,
+                value_size: 4,
+            }),
+        };
+        gpu.encode_sort::<u32>(&mut encoder, scratch, &buffers, options)
+            .unwrap();
+    }
+    gpu.queue().submit([encoder.finish()]);
+    for (keys, values, [k, _, v, _], _, _) in &jobs {
+        let (want_keys, want_values) = cpu::sort_pairs_ordered(keys, values, Order::Ascending);
+        let context = format!("resident sort of {}", keys.len());
+        assert_same(&read_u32s(k, keys.len()), &want_keys, &context);
+        assert_same(&read_u32s(v, keys.len()), &want_values, &context);
+    }
+}
+
+/// The first `len` words of a `COPY_SRC` buffer.
+fn read_u32s(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
+    let gpu = gpu();
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (len as u64 * 4).max(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, len as u64 * 4);
+    gpu.queue().submit([encoder.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let mut words: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
+    words.truncate(len);
+    words
 }
