@@ -19,7 +19,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ValueBuffers};
+use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, SortBuffers, ValueBuffers};
 
 #[derive(Parser, Debug)]
 #[command(about = "Benchmark wgmerge's operations over a size sweep")]
@@ -98,6 +98,8 @@ enum Operation {
     Merge,
     /// Merge u32 keys with u32 values.
     Pairs,
+    /// Sort u32 keys (merge sort), timed from a copy of unsorted input as CUB's SortKeysCopy.
+    Sort,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -272,9 +274,18 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
         progress.inc(1);
 
         for &operation in &args.ops {
+            if operation == Operation::Sort {
+                progress.set_message(format!("2^{log2}: sort"));
+                let mut row = bench_sort(&gpu, n, args)?;
+                row.percent_of_copy = Some(100.0 * row.gb_per_s / copy_gb_per_s);
+                rows.push(row);
+                progress.inc(configurations(&algorithms, &args.shapes).count() as u64);
+                continue;
+            }
             let want = match operation {
                 Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
                 Operation::Pairs => cpu::merge_pairs(&a, &a_values, &b, &b_values),
+                Operation::Sort => unreachable!("handled above"),
             };
             for (&algorithm, shape) in configurations(&algorithms, &args.shapes) {
                 let label = match shape {
@@ -443,6 +454,46 @@ fn bench_merge(
     Ok(row)
 }
 
+/// Merge sort of `n` uniform random u32 keys on resident buffers. Each timed repetition copies
+/// the unsorted input into the keys buffer and sorts it there, as CUB's SortKeysCopy reads one
+/// buffer and writes another; the result is checked once against the CPU.
+fn bench_sort(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Box<dyn std::error::Error>> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
+    let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let buffer = |usage| {
+        use wgpu::util::DeviceExt;
+        gpu.device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: bytemuck::cast_slice(&input),
+                usage: wgpu::BufferUsages::STORAGE | usage,
+            })
+    };
+    let (unsorted, keys, temp) = (
+        buffer(wgpu::BufferUsages::COPY_SRC),
+        buffer(wgpu::BufferUsages::COPY_DST),
+        buffer(wgpu::BufferUsages::empty()),
+    );
+    let buffers = SortBuffers {
+        keys: &keys,
+        temp: &temp,
+        len: n,
+        values: None,
+    };
+    let scratch = gpu.create_scratch();
+    let options = Default::default();
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        encoder.copy_buffer_to_buffer(&unsorted, 0, &keys, 0, n as u64 * 4);
+        gpu.encode_sort::<u32>(encoder, &scratch, &buffers, &options)
+    })?;
+    drop((unsorted, keys, temp));
+    let mut row = Row::new("sort", "merge sort", None, n, time, 8.0);
+    let mut want = input.clone();
+    want.par_sort_unstable();
+    row.correct = Some(gpu.sort(&input)? == want);
+    Ok(row)
+}
+
 /// The same merge on the CPU: std's sequential merge and sort, rayon's parallel sort, and a
 /// rayon merge split by co-rank.
 fn cpu_baselines(a: &[u32], b: &[u32], repeats: usize, progress: &ProgressBar) -> Vec<Row> {
@@ -532,22 +583,26 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
             .find(|(t, _)| t == name)
             .map(|&(_, ms)| ms)
     };
+    // (operation, CUB's name, our label, value type, bytes a key, whether ratios are to it)
     let anchors = [
-        ("merge", "cub merge keys", "CUB (CUDA)", None, 8.0),
+        ("merge", "cub merge keys", "CUB (CUDA)", None, 8.0, true),
         (
             "merge_pairs",
             "cub merge pairs",
             "CUB (CUDA)",
             Some("u32"),
             16.0,
+            true,
         ),
-        ("copy", "copy", "CUDA copy", None, 8.0),
+        ("sort", "cub mergesort keys", "CUB merge sort", None, 8.0, true),
+        ("sort", "cub radix keys", "CUB radix sort", None, 8.0, false),
+        ("copy", "copy", "CUDA copy", None, 8.0, false),
     ];
-    for (operation, cub_name, algorithm, value_type, bytes) in anchors {
+    for (operation, cub_name, algorithm, value_type, bytes, ratio) in anchors {
         let Some(cub_ms) = time(cub_name) else {
             continue;
         };
-        if operation != "copy" {
+        if ratio {
             let ours = |r: &&mut Row| {
                 r.n == n
                     && r.operation == operation
