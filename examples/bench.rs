@@ -594,7 +594,14 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
             16.0,
             true,
         ),
-        ("sort", "cub mergesort keys", "CUB merge sort", None, 8.0, true),
+        (
+            "sort",
+            "cub mergesort keys",
+            "CUB merge sort",
+            None,
+            8.0,
+            true,
+        ),
         ("sort", "cub radix keys", "CUB radix sort", None, 8.0, false),
         ("copy", "copy", "CUDA copy", None, 8.0, false),
     ];
