@@ -275,6 +275,26 @@ struct HostValues<'a> {
     size: u32,
 }
 
+/// Checks bytes per value of resident buffers: 4 or 8, or 0 for none.
+pub(crate) fn check_value_size(size: u32) -> Result<u32, Error> {
+    match size {
+        0 | 4 | 8 => Ok(size),
+        _ => Err(Error::InvalidOptions(format!(
+            "values must be 4 or 8 bytes, not {size}"
+        ))),
+    }
+}
+
+/// The size of value type `V`, which must be 4 or 8 bytes.
+pub(crate) fn value_size<V>() -> Result<u32, Error> {
+    match std::mem::size_of::<V>() {
+        size @ (4 | 8) => Ok(size as u32),
+        size => Err(Error::InvalidOptions(format!(
+            "values must be 4 or 8 bytes, not {size}"
+        ))),
+    }
+}
+
 /// Checks a value type's size and the key and value lengths of both inputs.
 fn check_pairs<K, V>(
     a_keys: &[K],
@@ -282,12 +302,7 @@ fn check_pairs<K, V>(
     b_keys: &[K],
     b_values: &[V],
 ) -> Result<u32, Error> {
-    let size = std::mem::size_of::<V>();
-    if size != 4 && size != 8 {
-        return Err(Error::InvalidOptions(format!(
-            "values must be 4 or 8 bytes, not {size}"
-        )));
-    }
+    let size = value_size::<V>()?;
     for (what, keys, values) in [
         ("A keys and values", a_keys.len(), a_values.len()),
         ("B keys and values", b_keys.len(), b_values.len()),
@@ -300,7 +315,7 @@ fn check_pairs<K, V>(
             });
         }
     }
-    Ok(size as u32)
+    Ok(size)
 }
 
 impl Gpu {
@@ -472,12 +487,7 @@ impl Gpu {
                     .into(),
             ));
         }
-        let value_size = buffers.values.map_or(0, |v| v.value_size);
-        if value_size != 0 && value_size != 4 && value_size != 8 {
-            return Err(Error::InvalidOptions(format!(
-                "values must be 4 or 8 bytes, not {value_size}"
-            )));
-        }
+        let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
         let plan = self.plan_merge(K::TYPE, buffers.a_len, buffers.b_len, value_size, options)?;
         let total = buffers.a_len + buffers.b_len;
         let key_size = K::TYPE.size();

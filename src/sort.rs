@@ -6,7 +6,8 @@ use bytemuck::Pod;
 
 use crate::key::{Key, KeyType, Order};
 use crate::merge::{
-    bind_elements, check_buffer, MergeBuffers, MergeParams, MergePlan, Scratch, ValueBuffers,
+    bind_elements, check_buffer, check_value_size, value_size, MergeBuffers, MergeParams,
+    MergePlan, Scratch, ValueBuffers,
 };
 use crate::shader::Kernel;
 use crate::{Algorithm, Error, Gpu, MergeOptions};
@@ -87,12 +88,7 @@ impl Gpu {
         values: &[V],
         options: &SortOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        let size = std::mem::size_of::<V>();
-        if size != 4 && size != 8 {
-            return Err(Error::InvalidOptions(format!(
-                "values must be 4 or 8 bytes, not {size}"
-            )));
-        }
+        let size = value_size::<V>()?;
         if keys.len() != values.len() {
             return Err(Error::LengthMismatch {
                 what: "keys and values",
@@ -101,9 +97,7 @@ impl Gpu {
             });
         }
         let bytes = bytemuck::cast_slice(values);
-        let (keys, values) = self
-            .sort_host(keys, Some((bytes, size as u32)), options)
-            .await?;
+        let (keys, values) = self.sort_host(keys, Some((bytes, size)), options).await?;
         Ok((keys, bytemuck::pod_collect_to_vec(&values)))
     }
 
@@ -216,12 +210,7 @@ impl Gpu {
         options: &SortOptions,
     ) -> Result<(), Error> {
         self.check_lost()?;
-        let value_size = buffers.values.map_or(0, |v| v.value_size);
-        if value_size != 0 && value_size != 4 && value_size != 8 {
-            return Err(Error::InvalidOptions(format!(
-                "values must be 4 or 8 bytes, not {value_size}"
-            )));
-        }
+        let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
         let plan = self.plan_sort(K::TYPE, buffers.len, value_size, options)?;
         let key_size = K::TYPE.size();
         check_buffer("keys", buffers.keys, buffers.len, key_size)?;
