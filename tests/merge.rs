@@ -272,35 +272,6 @@ fn values_of_any_four_byte_type() {
     assert_eq!(values, [-1, -2, -3, 5, 6, -4]);
 }
 
-/// Uploads `data` into a buffer the resident form can use.
-fn storage_buffer(data: &[u32]) -> wgpu::Buffer {
-    use wgpu::util::DeviceExt;
-    gpu()
-        .device()
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("test"),
-            contents: bytemuck::cast_slice(data),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        })
-}
-
-fn read_buffer(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
-    let device = gpu().device();
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (len as u64 * 4).max(4),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, len as u64 * 4);
-    gpu().queue().submit([encoder.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
-    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let out: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
-    out[..len].to_vec()
-}
-
 #[test]
 fn resident_merges_recorded_into_one_submission() {
     let mut rng = rng("resident_merges");

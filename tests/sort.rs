@@ -167,11 +167,8 @@ fn bad_input_is_an_error() {
 /// scratch, ending in the caller's buffers whatever the number of passes.
 #[test]
 fn resident_sorts_end_in_the_callers_buffers() {
-    use wgpu::util::DeviceExt;
     let gpu = gpu();
     let mut rng = rng("sort::resident");
-    let usage =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
     // Tiles of 12 keys: 1, 2, 3, 4 and 9 merge passes.
     let small = SortOptions {
         workgroup_size: Some(4),
@@ -190,22 +187,7 @@ fn resident_sorts_end_in_the_callers_buffers() {
     ] {
         let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1000)).collect();
         let values: Vec<u32> = (0..len as u32).collect();
-        let buffer = |data: &[u32]| {
-            gpu.device()
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: None,
-                    contents: bytemuck::cast_slice(
-                        &data.iter().copied().chain([0]).collect::<Vec<_>>(),
-                    ),
-                    usage,
-                })
-        };
-        let buffers = [
-            buffer(&keys),
-            buffer(&keys),
-            buffer(&values),
-            buffer(&values),
-        ];
+        let buffers = [&keys, &keys, &values, &values].map(|data| storage_buffer(data));
         jobs.push((keys, values, buffers, options, gpu.create_scratch()));
     }
     let mut encoder = gpu.device().create_command_encoder(&Default::default());
@@ -227,28 +209,7 @@ fn resident_sorts_end_in_the_callers_buffers() {
     for (keys, values, [k, _, v, _], _, _) in &jobs {
         let (want_keys, want_values) = cpu::sort_pairs_ordered(keys, values, Order::Ascending);
         let context = format!("resident sort of {}", keys.len());
-        assert_same(&read_u32s(k, keys.len()), &want_keys, &context);
-        assert_same(&read_u32s(v, keys.len()), &want_values, &context);
+        assert_same(&read_buffer(k, keys.len()), &want_keys, &context);
+        assert_same(&read_buffer(v, keys.len()), &want_values, &context);
     }
-}
-
-/// The first `len` words of a `COPY_SRC` buffer.
-fn read_u32s(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
-    let gpu = gpu();
-    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (len as u64 * 4).max(4),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, len as u64 * 4);
-    gpu.queue().submit([encoder.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    let mut words: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
-    words.truncate(len);
-    words
 }

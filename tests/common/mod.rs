@@ -431,3 +431,33 @@ pub fn check_stable_pairs_on<K: TestKey, V: Provenance>(
 pub fn check_stable_pairs<K: TestKey>(a: &[K], b: &[K], options: &MergeOptions, context: &str) {
     check_stable_pairs_on::<K, u32>(gpu(), a, b, options, context);
 }
+
+/// Uploads `data` into a buffer the resident forms can use (one word when `data` is empty).
+pub fn storage_buffer(data: &[u32]) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    gpu()
+        .device()
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("test"),
+            contents: bytemuck::cast_slice(if data.is_empty() { &[0] } else { data }),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        })
+}
+
+/// The first `len` words of a `COPY_SRC` buffer of the test GPU.
+pub fn read_buffer(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
+    let device = gpu().device();
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (len as u64 * 4).max(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, len as u64 * 4);
+    gpu().queue().submit([encoder.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
+    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let out: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
+    out[..len].to_vec()
+}
