@@ -63,8 +63,8 @@ pub enum Error {
         /// The first index whose key belongs before the previous one.
         index: usize,
     },
-    /// The GPU ran out of memory.
-    #[error("GPU out of memory: {0}")]
+    /// The GPU refused an allocation, or the host has no memory for a result.
+    #[error("out of memory: {0}")]
     OutOfMemory(String),
     /// wgpu rejected a command (a bug in wgmerge or a buffer it was given).
     #[error("GPU validation error: {0}")]
@@ -87,7 +87,9 @@ impl Error {
     /// Turns an error caught by a wgpu error scope into ours.
     pub(crate) fn from_wgpu(error: wgpu::Error) -> Self {
         match error {
-            wgpu::Error::OutOfMemory { source } => Error::OutOfMemory(source.to_string()),
+            wgpu::Error::OutOfMemory { source } => {
+                Error::OutOfMemory(format!("the GPU refused an allocation: {source}"))
+            }
             wgpu::Error::Validation { description, .. } => Error::Validation(description),
             wgpu::Error::Internal { description, .. } => Error::DeviceLost(description),
         }

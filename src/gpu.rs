@@ -291,8 +291,13 @@ impl Gpu {
         Ok(work())
     }
 
-    /// Maps a `MAP_READ` buffer after its copy was submitted and returns its bytes.
-    pub(crate) async fn read_back(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>, Error> {
+    /// Maps a `MAP_READ` buffer after its copy was submitted and hands its bytes to `read`,
+    /// which copies out what it needs (no copy of the whole buffer on the way).
+    pub(crate) async fn read_back<R>(
+        &self,
+        staging: &wgpu::Buffer,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, Error> {
         let (sender, receiver) = futures_channel::oneshot::channel();
         staging.map_async(wgpu::MapMode::Read, .., move |result| {
             let _ = sender.send(result);
@@ -310,12 +315,13 @@ impl Gpu {
                 .err()
                 .unwrap_or_else(|| Error::DeviceLost(e.to_string()))
         })?;
-        let bytes = staging
-            .get_mapped_range(..)
-            .map_err(|e| Error::Validation(e.to_string()))?
-            .to_vec();
+        let result = read(
+            &staging
+                .get_mapped_range(..)
+                .map_err(|e| Error::Validation(e.to_string()))?,
+        );
         staging.unmap();
-        Ok(bytes)
+        Ok(result)
     }
 
     /// Workgroup counts for `groups` workgroups: one dimension while the device allows, folded
@@ -335,4 +341,27 @@ impl Gpu {
         }
         Ok((groups.div_ceil(y), y))
     }
+}
+
+/// `len` copies of `fill` in host memory, or [`Error::OutOfMemory`] where the host cannot hold
+/// them: results are as large as the inputs, and aborting the process is not an answer.
+pub(crate) fn host_vec<T: Clone>(len: usize, fill: T) -> Result<Vec<T>, Error> {
+    let mut vec = Vec::new();
+    vec.try_reserve_exact(len).map_err(|_| {
+        Error::OutOfMemory(format!(
+            "no host memory for a result of {} bytes",
+            len.saturating_mul(std::mem::size_of::<T>())
+        ))
+    })?;
+    vec.resize(len, fill);
+    Ok(vec)
+}
+
+/// `bytes` as a vector of `T` (any alignment), through [`host_vec`].
+pub(crate) fn host_collect<T: bytemuck::Pod>(bytes: &[u8]) -> Result<Vec<T>, Error> {
+    let mut vec = host_vec(bytes.len() / std::mem::size_of::<T>(), T::zeroed());
+    if let Ok(vec) = &mut vec {
+        bytemuck::cast_slice_mut::<T, u8>(vec).copy_from_slice(bytes);
+    }
+    vec
 }

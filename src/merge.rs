@@ -3,6 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::gpu::{host_collect, host_vec};
 use crate::key::{Key, KeyType, Order};
 use crate::shader::{Kernel, PipelineConfig};
 use crate::{cpu, Error, Gpu, Side};
@@ -445,7 +446,7 @@ impl Gpu {
         let (keys, values) = self
             .merge_host(a_keys, b_keys, Some(values), options, progress)
             .await?;
-        Ok((keys, bytemuck::pod_collect_to_vec(&values)))
+        Ok((keys, host_collect(&values)?))
     }
 
     /// Creates the reusable scratch for [`Gpu::encode_merge`].
@@ -823,8 +824,8 @@ impl Gpu {
         let b_room = b.len().min(piece_len);
         let out_room = total.min(piece_len);
 
-        let mut keys = vec![K::zeroed(); total];
-        let mut out_values = vec![0u8; total * value_size];
+        let mut keys = host_vec(total, K::zeroed())?;
+        let mut out_values = host_vec(total * value_size, 0u8)?;
         let storage = wgpu::BufferUsages::STORAGE;
         let buffers = self
             .scoped(|| {
@@ -964,23 +965,27 @@ impl Gpu {
                     Ok::<_, Error>(staging)
                 })
                 .await??;
-            let bytes = self.read_back(staging).await?;
-            if options.validate {
-                let tail = &bytes[bytes.len() - 8..];
-                for (side, start, word) in [(Side::A, i0, &tail[..4]), (Side::B, j0, &tail[4..])] {
-                    let first = u32::from_le_bytes(word.try_into().expect("4 bytes"));
-                    if first != u32::MAX {
-                        return Err(Error::Unsorted {
-                            side,
-                            index: start + first as usize,
-                        });
-                    }
-                }
+            let unsorted = self
+                .read_back(staging, |bytes| {
+                    let (key_bytes, value_bytes) = bytes.split_at(len * key_size);
+                    bytemuck::cast_slice_mut::<K, u8>(&mut keys[k0..k1]).copy_from_slice(key_bytes);
+                    out_values[k0 * value_size..k1 * value_size]
+                        .copy_from_slice(&value_bytes[..len * value_size]);
+                    let tail = &bytes[bytes.len() - 8..];
+                    [(Side::A, i0, &tail[..4]), (Side::B, j0, &tail[4..])]
+                        .into_iter()
+                        .find_map(|(side, start, word)| {
+                            let first = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+                            (first != u32::MAX).then_some(Error::Unsorted {
+                                side,
+                                index: start + first as usize,
+                            })
+                        })
+                })
+                .await?;
+            if let (true, Some(error)) = (options.validate, unsorted) {
+                return Err(error);
             }
-            let (key_bytes, value_bytes) = bytes.split_at(len * key_size);
-            bytemuck::cast_slice_mut::<K, u8>(&mut keys[k0..k1]).copy_from_slice(key_bytes);
-            out_values[k0 * value_size..k1 * value_size]
-                .copy_from_slice(&value_bytes[..len * value_size]);
             progress(k1, total);
             (i0, k0) = (i1, k1);
         }

@@ -4,6 +4,7 @@
 
 use bytemuck::Pod;
 
+use crate::gpu::{host_collect, host_vec};
 use crate::key::{Key, KeyType, Order};
 use crate::merge::{
     bind_elements, check_buffer, check_value_size, value_size, MergeBuffers, MergeParams,
@@ -98,7 +99,7 @@ impl Gpu {
         }
         let bytes = bytemuck::cast_slice(values);
         let (keys, values) = self.sort_host(keys, Some((bytes, size)), options).await?;
-        Ok((keys, bytemuck::pod_collect_to_vec(&values)))
+        Ok((keys, host_collect(&values)?))
     }
 
     /// Upload, sort, read back; returns keys and value bytes. The whole input must fit one
@@ -190,12 +191,17 @@ impl Gpu {
                 staging
             })
             .await?;
-        let bytes = self.read_back(&staging).await?;
-        let (sorted_keys, rest) = bytes.split_at(key_bytes as usize);
-        Ok((
-            bytemuck::pod_collect_to_vec(sorted_keys),
-            rest[..value_bytes as usize].to_vec(),
-        ))
+        self.read_back(&staging, |bytes| {
+            let (sorted_keys, rest) = bytes.split_at(key_bytes as usize);
+            Ok((
+                host_collect(sorted_keys)?,
+                host_vec(value_bytes as usize, 0u8).map(|mut values| {
+                    values.copy_from_slice(&rest[..value_bytes as usize]);
+                    values
+                })?,
+            ))
+        })
+        .await?
     }
 
     /// Records a sort of GPU-resident buffers of `K` keys into `encoder`; nothing is read back.
