@@ -54,7 +54,8 @@ fn allocations_the_device_refuses_are_out_of_memory() {
     let unsorted: Vec<u32> = (0..1u32 << 24).rev().collect();
     let merge = || gpu.merge(&large, &large).map(|keys| keys.len());
     let sort = || gpu.sort(&unsorted).map(|keys| keys.len());
-    let cases: [(&str, &dyn Fn() -> Result<usize, Error>, u64); 3] = [
+    type Operation<'a> = &'a dyn Fn() -> Result<usize, Error>;
+    let cases: [(&str, Operation, u64); 3] = [
         ("merge, host memory for the result", &merge, 64 << 20),
         ("merge, device buffers", &merge, (512 + 64) << 20),
         ("sort, device buffers", &sort, 64 << 20),
