@@ -19,7 +19,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, SortBuffers, ValueBuffers};
+use wgmerge::{
+    cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, SetOperation, SortBuffers, ValueBuffers,
+};
 
 #[derive(Parser, Debug)]
 #[command(about = "Benchmark wgmerge's operations over a size sweep")]
@@ -100,6 +102,9 @@ enum Operation {
     Pairs,
     /// Sort u32 keys (merge sort), timed from a copy of unsorted input as CUB's SortKeysCopy.
     Sort,
+    /// Each set operation on the two halves, end to end (upload, four passes, readback of the
+    /// kept keys): there is no resident form to time alone yet.
+    Set,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -274,6 +279,21 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
         progress.inc(1);
 
         for &operation in &args.ops {
+            if operation == Operation::Set {
+                for set_operation in SetOperation::ALL {
+                    progress.set_message(format!("2^{log2}: {}", set_operation.name()));
+                    let (time, got) = timing::median_wall_time(args.repeats, || {
+                        gpu.set_operation(set_operation, &a, &b)
+                    });
+                    let label = format!("{} (end to end)", set_operation.name());
+                    let mut row = Row::new("set", &label, None, n, time, 8.0);
+                    row.end_to_end_ms = Some(time.as_secs_f64() * 1e3);
+                    row.correct = Some(got? == cpu::set_operation(set_operation, &a, &b));
+                    rows.push(row);
+                }
+                progress.inc(configurations(&algorithms, &args.shapes).count() as u64);
+                continue;
+            }
             if operation == Operation::Sort {
                 progress.set_message(format!("2^{log2}: sort"));
                 let mut row = bench_sort(&gpu, n, args)?;
@@ -285,7 +305,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
             let want = match operation {
                 Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
                 Operation::Pairs => cpu::merge_pairs(&a, &a_values, &b, &b_values),
-                Operation::Sort => unreachable!("handled above"),
+                Operation::Sort | Operation::Set => unreachable!("handled above"),
             };
             for (&algorithm, shape) in configurations(&algorithms, &args.shapes) {
                 let label = match shape {

@@ -5,6 +5,7 @@
 //! an [`Order`], the others are ascending.
 
 use crate::key::{Key, Order};
+use crate::set::SetOperation;
 
 /// Co-rank of output rank `k` in the stable ascending merge of sorted `a` and `b`: the number
 /// of elements of `a` among the first `k` outputs.
@@ -126,6 +127,76 @@ pub fn first_unsorted<K: Key>(keys: &[K], order: Order) -> Option<usize> {
         .map(|i| i + 1)
 }
 
+/// `operation` on two ascending sorted slices (see [`SetOperation`] for the rule).
+pub fn set_operation<K: Key>(operation: SetOperation, a: &[K], b: &[K]) -> Vec<K> {
+    set_operation_ordered(operation, a, b, Order::Ascending)
+}
+
+/// [`set_operation`] for slices sorted in `order`.
+pub fn set_operation_ordered<K: Key>(
+    operation: SetOperation,
+    a: &[K],
+    b: &[K],
+    order: Order,
+) -> Vec<K> {
+    set_operation_pairs_ordered(operation, a, a, b, b, order).0
+}
+
+/// `operation` on sorted keys with values: each kept key brings its value.
+///
+/// # Panics
+/// If an input's keys and values differ in length.
+pub fn set_operation_pairs_ordered<K: Key, V: Copy>(
+    operation: SetOperation,
+    a_keys: &[K],
+    a_values: &[V],
+    b_keys: &[K],
+    b_values: &[V],
+    order: Order,
+) -> (Vec<K>, Vec<V>) {
+    assert_eq!(a_keys.len(), a_values.len());
+    assert_eq!(b_keys.len(), b_values.len());
+    let (mut keys, mut values) = (Vec::new(), Vec::new());
+    let mut take = |source_keys: &[K], source_values: &[V], range: std::ops::Range<usize>| {
+        keys.extend_from_slice(&source_keys[range.clone()]);
+        values.extend_from_slice(&source_values[range]);
+    };
+    let (mut i, mut j) = (0, 0);
+    // One key at a time, the first in order among A's and B's next: its copies are A[i..i_end)
+    // and B[j..j_end) (either may be empty).
+    while i < a_keys.len() || j < b_keys.len() {
+        let key = if j == b_keys.len() || (i < a_keys.len() && !b_keys[j].before(&a_keys[i], order))
+        {
+            a_keys[i]
+        } else {
+            b_keys[j]
+        };
+        let run = |keys: &[K], start: usize| {
+            start
+                + keys[start..]
+                    .iter()
+                    .take_while(|&k| compare(k, &key, order).is_eq())
+                    .count()
+        };
+        let (i_end, j_end) = (run(a_keys, i), run(b_keys, j));
+        let (m, n) = (i_end - i, j_end - j);
+        match operation {
+            SetOperation::Union => {
+                take(a_keys, a_values, i..i_end);
+                take(b_keys, b_values, (j + m).min(j_end)..j_end);
+            }
+            SetOperation::Intersection => take(a_keys, a_values, i..i + m.min(n)),
+            SetOperation::Difference => take(a_keys, a_values, (i + n).min(i_end)..i_end),
+            SetOperation::SymmetricDifference => {
+                take(a_keys, a_values, (i + n).min(i_end)..i_end);
+                take(b_keys, b_values, (j + m).min(j_end)..j_end);
+            }
+        }
+        (i, j) = (i_end, j_end);
+    }
+    (keys, values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +235,29 @@ mod tests {
             assert!(i == 0 || j == b.len() || a[i - 1] <= b[j]);
             assert!(j == 0 || i == a.len() || b[j - 1] < a[i]);
         }
+    }
+
+    #[test]
+    fn set_operations_follow_the_standard_library() {
+        // 1 twice in A, three times in B; 2 only in A; 3 once in each; 4 only in B.
+        let a = [1, 1, 2, 3];
+        let b = [1, 1, 1, 3, 4];
+        let op = |operation| set_operation(operation, &a, &b);
+        assert_eq!(op(SetOperation::Union), [1, 1, 1, 2, 3, 4]);
+        assert_eq!(op(SetOperation::Intersection), [1, 1, 3]);
+        assert_eq!(op(SetOperation::Difference), [2]);
+        assert_eq!(op(SetOperation::SymmetricDifference), [1, 2, 4]);
+        // Which copies: union takes A's and then B's last; descending works alike.
+        let (keys, values) = set_operation_pairs_ordered(
+            SetOperation::Union,
+            &[3, 1, 1],
+            &['a', 'b', 'c'],
+            &[2, 1, 1, 1],
+            &['w', 'x', 'y', 'z'],
+            Order::Descending,
+        );
+        assert_eq!(keys, [3, 2, 1, 1, 1]);
+        assert_eq!(values, ['a', 'w', 'b', 'c', 'z']);
     }
 
     #[test]

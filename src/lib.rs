@@ -21,6 +21,7 @@ mod error;
 mod gpu;
 mod key;
 mod merge;
+mod set;
 pub mod shader;
 mod sort;
 
@@ -31,6 +32,7 @@ pub use merge::{
     Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers, LARGE_MERGE_LEN,
     MAX_ITEMS_PER_THREAD, MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
 };
+pub use set::{SetOperation, SetOptions};
 pub use sort::{SortBuffers, SortOptions, SortValueBuffers};
 
 /// The README's examples, compiled and run as doc tests.

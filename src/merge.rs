@@ -297,7 +297,7 @@ pub(crate) fn value_size<V>() -> Result<u32, Error> {
 }
 
 /// Checks a value type's size and the key and value lengths of both inputs.
-fn check_pairs<K, V>(
+pub(crate) fn check_pairs<K, V>(
     a_keys: &[K],
     a_values: &[V],
     b_keys: &[K],

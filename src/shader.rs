@@ -13,6 +13,7 @@
 use wgpu::BufferBindingType;
 
 use crate::key::{KeyType, Order};
+use crate::set::SetOperation;
 
 /// A WGSL module, by file name and text (included at compile time).
 #[derive(Clone, Copy, Debug)]
@@ -45,6 +46,7 @@ const MERGE_PATH: Module = module!("merge_path.wgsl");
 const SORT_BLOCK: Module = module!("sort_block.wgsl");
 const COPY: Module = module!("copy.wgsl");
 const VALIDATE: Module = module!("validate.wgsl");
+const SET_OPS: Module = module!("set_ops.wgsl");
 /// The value type, by size: the one generated piece of WGSL.
 const VALUE_4_BYTES: Module = Module {
     name: "value type (4 bytes)",
@@ -74,11 +76,19 @@ pub enum Kernel {
     Copy,
     /// `validate.wgsl`: the first out-of-order key of an input.
     Validate,
+    /// `set_ops.wgsl`, first pass: which elements the operation keeps.
+    SetMark(SetOperation),
+    /// `set_ops.wgsl`, second pass: offsets of each block's kept elements.
+    SetScanBlocks,
+    /// `set_ops.wgsl`, third pass: each kept element's rank.
+    SetScanLocal,
+    /// `set_ops.wgsl`, last pass: kept elements to their places in the output.
+    SetScatter,
 }
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 8] = [
+    pub const ALL: [Kernel; 15] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
@@ -87,7 +97,22 @@ impl Kernel {
         Kernel::SortBlock,
         Kernel::Copy,
         Kernel::Validate,
+        Kernel::SetMark(SetOperation::Union),
+        Kernel::SetMark(SetOperation::Intersection),
+        Kernel::SetMark(SetOperation::Difference),
+        Kernel::SetMark(SetOperation::SymmetricDifference),
+        Kernel::SetScanBlocks,
+        Kernel::SetScanLocal,
+        Kernel::SetScatter,
     ];
+
+    /// Whether the kernel is one of the set operation's passes.
+    pub fn is_set_operation(self) -> bool {
+        matches!(
+            self,
+            Kernel::SetMark(_) | Kernel::SetScanBlocks | Kernel::SetScanLocal | Kernel::SetScatter
+        )
+    }
 
     /// The modules composed, in order, into this kernel's shader module for `config` (kernels
     /// that move no values ignore its value size, the copy its key type too).
@@ -100,9 +125,17 @@ impl Kernel {
             Kernel::SortBlock => SORT_BLOCK,
             Kernel::Copy => return vec![DISPATCH, COPY],
             Kernel::Validate => return vec![DISPATCH, config.key.module(), ORDER, VALIDATE],
+            Kernel::SetMark(_)
+            | Kernel::SetScanBlocks
+            | Kernel::SetScanLocal
+            | Kernel::SetScatter => SET_OPS,
         };
         let key = config.key.module();
         let mut modules = vec![DISPATCH, key, ORDER, CO_RANK, MERGE_IO];
+        if self.is_set_operation() {
+            // Searches of its own instead of co-rank's accessors.
+            modules.retain(|m| m.name != CO_RANK.name);
+        }
         match config.value_size {
             0 => modules.push(NO_VALUES),
             4 => modules.extend([VALUE_4_BYTES, VALUES]),
@@ -162,6 +195,20 @@ impl Kernel {
             Kernel::MergePathPartition => &PARTITION,
             Kernel::MergePath if with_values => &MERGE_PATH_PAIRS,
             Kernel::MergePath => &MERGE_PATH_KEYS,
+            // The set operation's passes share one layout, so that one bind group serves them
+            // all; their lengths are in the work buffer, so they bind no uniform.
+            Kernel::SetMark(_)
+            | Kernel::SetScanBlocks
+            | Kernel::SetScanLocal
+            | Kernel::SetScatter
+                if with_values =>
+            {
+                &MERGE_PATH_PAIRS[1..]
+            }
+            Kernel::SetMark(_)
+            | Kernel::SetScanBlocks
+            | Kernel::SetScanLocal
+            | Kernel::SetScatter => &MERGE_PATH_KEYS[1..],
             _ if with_values => &MERGE,
             _ => &MERGE[..4],
         }
@@ -185,6 +232,10 @@ impl Kernel {
             Kernel::SortBlock => "sort_block",
             Kernel::Copy => "copy",
             Kernel::Validate => "find_unsorted",
+            Kernel::SetMark(_) => "set_mark",
+            Kernel::SetScanBlocks => "set_scan_blocks",
+            Kernel::SetScanLocal => "set_scan_local",
+            Kernel::SetScatter => "set_scatter",
         }
     }
 
@@ -199,6 +250,11 @@ impl Kernel {
             Kernel::MergePath => tile * (key + 4),
             // One tile of keys and two permutations of its slots.
             Kernel::SortBlock => tile * (key + 8),
+            // The scan's slots, one per invocation, and the block count.
+            Kernel::SetMark(_)
+            | Kernel::SetScanBlocks
+            | Kernel::SetScanLocal
+            | Kernel::SetScatter => u64::from(config.workgroup_size) * 4 + 4,
             Kernel::MergeBasic | Kernel::MergePathPartition | Kernel::Copy | Kernel::Validate => 0,
         }
     }
@@ -268,6 +324,9 @@ impl PipelineConfig {
         if kernel != Kernel::Copy {
             let descending = self.order == Order::Descending;
             constants.push(("DESCENDING", f64::from(u8::from(descending))));
+        }
+        if let Kernel::SetMark(operation) = kernel {
+            constants.push(("SET_OPERATION", f64::from(operation.index())));
         }
         constants
     }

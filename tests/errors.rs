@@ -334,6 +334,21 @@ fn every_algorithm_within_webgpu_default_limits() {
             limits.max_storage_buffers_per_shader_stage >= 6,
             "{pairs:?}"
         );
+        // Set operations: 4 storage buffers for keys, 7 with values.
+        for operation in wgmerge::SetOperation::ALL {
+            assert_same(
+                &gpu.set_operation(operation, &a, &b).unwrap(),
+                &wgmerge::cpu::set_operation(operation, &a, &b),
+                &format!("{operation:?} {limits:?}"),
+            );
+            let pairs =
+                gpu.set_operation_pairs(operation, &a, &values[..a.len()], &b, &values[..b.len()]);
+            if limits.max_storage_buffers_per_shader_stage >= 7 {
+                assert!(pairs.is_ok(), "{pairs:?}");
+            } else {
+                assert!(matches!(pairs, Err(Error::Unsupported(_))), "{pairs:?}");
+            }
+        }
     }
 }
 

@@ -382,7 +382,7 @@ fn scratch_is_reusable_across_submissions() {
 }
 
 #[test]
-fn concurrent_merges_and_sorts_from_many_threads() {
+fn concurrent_merges_sorts_and_set_operations_from_many_threads() {
     let gpu = gpu();
     std::thread::scope(|scope| {
         for thread in 0..4 {
@@ -397,6 +397,13 @@ fn concurrent_merges_and_sorts_from_many_threads() {
                     // And a sort of the same keys, B's first, so it has work to do.
                     let keys: Vec<u32> = b.iter().chain(&a).copied().collect();
                     assert_same(&gpu.sort(&keys).unwrap(), &got, "concurrent sort");
+                    // And a set operation on them.
+                    let operation = wgmerge::SetOperation::ALL[(round + thread) % 4];
+                    assert_same(
+                        &gpu.set_operation(operation, &a, &b).unwrap(),
+                        &cpu::set_operation(operation, &a, &b),
+                        "concurrent set operation",
+                    );
                 }
             });
         }

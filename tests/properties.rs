@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use wgmerge::{cpu, Algorithm, MergeOptions, Order, SortOptions};
+use wgmerge::{cpu, Algorithm, MergeOptions, Order, SetOperation, SetOptions, SortOptions};
 
 fn sorted_vec(max_len: usize, key_range: u32) -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(0..key_range, 0..max_len).prop_map(|mut v| {
@@ -105,5 +105,31 @@ proptest! {
         let got = gpu().sort_pairs_with(&keys, &values, &options).unwrap();
         let want = cpu::sort_pairs_ordered(&keys, &values, options.order);
         prop_assert!(got == want, "{options:?}: differs from the CPU's stable sort");
+    }
+
+    #[test]
+    fn set_operations_match_the_reference(
+        a in sorted_vec(3000, 300),
+        b in sorted_vec(3000, 300),
+        operation in prop::sample::select(SetOperation::ALL.to_vec()),
+        // Few shapes: each new one builds four pipelines, slow on a software adapter.
+        workgroup in prop::sample::select(vec![1u32, 32, 256]),
+        items in prop::sample::select(vec![1u32, 3, 4]),
+        descending: bool,
+    ) {
+        let order = if descending { Order::Descending } else { Order::Ascending };
+        let (mut a, mut b) = (a, b);
+        if descending {
+            a.reverse();
+            b.reverse();
+        }
+        let options = SetOptions { order, workgroup_size: Some(workgroup), items_per_thread: Some(items) };
+        let a_values: Vec<u32> = (0..a.len()).map(|i| provenance(false, i)).collect();
+        let b_values: Vec<u32> = (0..b.len()).map(|i| provenance(true, i)).collect();
+        let got = gpu()
+            .set_operation_pairs_with(operation, &a, &a_values, &b, &b_values, &options)
+            .unwrap();
+        let want = cpu::set_operation_pairs_ordered(operation, &a, &a_values, &b, &b_values, order);
+        prop_assert!(got == want, "{operation:?} {options:?}: differs from the CPU");
     }
 }

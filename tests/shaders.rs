@@ -5,7 +5,7 @@
 use naga::back::{glsl, hlsl, msl, spv};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use wgmerge::shader::{Kernel, PipelineConfig};
-use wgmerge::{Algorithm, KeyType, MergeOptions, Order};
+use wgmerge::{Algorithm, KeyType, MergeOptions, Order, SetOperation};
 
 /// The configurations the crate can build: each kernel's defaults for every key type, order and
 /// value size, plus the shapes the tests and benchmarks use.
@@ -18,6 +18,29 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
                 ..PipelineConfig::keys(key, 256, 1)
             };
             out.push((Kernel::Validate, config));
+        }
+    }
+    // The set operation's passes, in their default shape and the tests' shapes.
+    let set_kernels = SetOperation::ALL.map(Kernel::SetMark).into_iter().chain([
+        Kernel::SetScanBlocks,
+        Kernel::SetScanLocal,
+        Kernel::SetScatter,
+    ]);
+    for kernel in set_kernels {
+        for key in KeyType::ALL {
+            for (workgroup_size, items_per_thread) in [(256, 4), (1, 1), (4, 2), (96, 3), (256, 7)]
+            {
+                for order in [Order::Ascending, Order::Descending] {
+                    for value_size in [0, 4, 8] {
+                        let config = PipelineConfig {
+                            order,
+                            value_size,
+                            ..PipelineConfig::keys(key, workgroup_size, items_per_thread)
+                        };
+                        out.push((kernel, config));
+                    }
+                }
+            }
         }
     }
     for algorithm in Algorithm::ALL {

@@ -6,7 +6,9 @@ mod common;
 use common::*;
 use rand::seq::SliceRandom;
 use rand::Rng;
-use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, Order, SortOptions};
+use wgmerge::{
+    cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, Order, SetOperation, SetOptions, SortOptions,
+};
 
 /// Resident set size in bytes (Linux), or 0 where it cannot be read.
 fn resident_bytes() -> usize {
@@ -59,7 +61,7 @@ fn thousands_of_operations_leak_nothing() {
         let (m, n) = (rng.random_range(0..6000), rng.random_range(0..6000));
         let shape = Shape::ALL[rng.random_range(0..Shape::ALL.len())];
         let context = format!("soak op {op}: {options:?} {shape:?} m={m} n={n}");
-        match op % 5 {
+        match op % 6 {
             0 => {
                 let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
                 check_merge_on(gpu, &a, &b, &options, &context);
@@ -88,6 +90,27 @@ fn thousands_of_operations_leak_nothing() {
                     .unwrap_or_else(|e| panic!("{context}: {e}"));
                 let want = cpu::sort_pairs_ordered(&keys, &values, order);
                 assert!(got == want, "{context}: sort differs from the CPU's");
+            }
+            4 => {
+                // A set operation on pairs whose values are their provenance.
+                let operation = SetOperation::ALL[rng.random_range(0..4)];
+                let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
+                let a_values: Vec<u32> = (0..m).map(|i| provenance(false, i)).collect();
+                let b_values: Vec<u32> = (0..n).map(|i| provenance(true, i)).collect();
+                let options = SetOptions {
+                    order,
+                    ..Default::default()
+                };
+                let got = gpu
+                    .set_operation_pairs_with(operation, &a, &a_values, &b, &b_values, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                let want = cpu::set_operation_pairs_ordered(
+                    operation, &a, &a_values, &b, &b_values, order,
+                );
+                assert!(
+                    got == want,
+                    "{context}: {operation:?} differs from the CPU's"
+                );
             }
             _ => {
                 // The resident form, with buffers created and dropped here: it exercises

@@ -12,7 +12,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wgmerge::{cpu, Algorithm, Gpu, Key, MergeOptions, Order, SortOptions};
+use wgmerge::{
+    cpu, Algorithm, Gpu, Key, MergeOptions, Order, SetOperation, SetOptions, SortOptions,
+};
 
 thread_local! {
     /// The page's one GPU, opened by [`open`].
@@ -48,7 +50,7 @@ pub async fn open() -> Result<String, JsError> {
 }
 
 /// The operations the page offers, as JSON: `[{id, label}]`. Each id is `merge:<algorithm>`,
-/// `merge_pairs:<algorithm>`, `sort` or `sort_pairs`.
+/// `merge_pairs:<algorithm>`, `sort`, `sort_pairs` or `set:<operation>`.
 #[wasm_bindgen]
 pub fn operations() -> String {
     let mut ops: Vec<_> = ["merge", "merge_pairs"]
@@ -69,6 +71,12 @@ pub fn operations() -> String {
         .collect();
     ops.push(serde_json::json!({"id": "sort", "label": "sort, merge sort (keys)"}));
     ops.push(serde_json::json!({"id": "sort_pairs", "label": "sort_pairs, merge sort (keys + u32 values)"}));
+    for operation in SetOperation::ALL {
+        ops.push(serde_json::json!({
+            "id": format!("set:{}", operation.name()),
+            "label": format!("set operation, {} (keys + u32 values)", operation.name()),
+        }));
+    }
     json(&ops)
 }
 
@@ -201,9 +209,16 @@ pub async fn run(
             order: order_value,
             ..Default::default()
         }),
+        "set" => Task::Set(
+            SetOperation::from_name(algorithm).ok_or_else(unknown)?,
+            SetOptions {
+                order: order_value,
+                ..Default::default()
+            },
+        ),
         _ => return Err(unknown()),
     };
-    let pairs = op.ends_with("_pairs");
+    let pairs = op.ends_with("_pairs") || op == "set";
     let mut rng = SmallRng::seed_from_u64(u64::from(seed));
     let size = size as usize;
     let a_len = size / 2 + rng.random_range(0..=size / 8);
@@ -222,7 +237,7 @@ pub async fn run(
         key,
         order,
         sizes: match task {
-            Task::Merge(_) => format!("{a_len} + {b_len}"),
+            Task::Merge(_) | Task::Set(..) => format!("{a_len} + {b_len}"),
             Task::Sort(_) => size.to_string(),
         },
         gpu_ms,
@@ -238,6 +253,8 @@ enum Task {
     Merge(MergeOptions),
     /// Sort them, B's keys first and then A's, shuffled.
     Sort(SortOptions),
+    /// A set operation on them, with values.
+    Set(SetOperation, SetOptions),
 }
 
 /// Runs `task` on generated inputs on the GPU and on the CPU: (gpu ms, cpu ms, equal, what
@@ -256,6 +273,9 @@ async fn check<K: DemoKey>(
         Task::Merge(options) => options,
         Task::Sort(options) => {
             return check_sort::<K>(gpu, rng, a_len + b_len, pairs, options).await
+        }
+        Task::Set(operation, options) => {
+            return check_set::<K>(gpu, rng, a_len, b_len, *operation, options).await
         }
     };
     let [a, b] = inputs::<K>(rng, a_len, b_len, options.order);
@@ -290,6 +310,36 @@ async fn check<K: DemoKey>(
         first_difference(&values, &expected_values)
     } else {
         first_difference(&keys, &expected_keys)
+    };
+    Ok((gpu_ms, cpu_ms, correct, detail))
+}
+
+/// [`check`] for a set operation, with each key's provenance as its value.
+async fn check_set<K: DemoKey>(
+    gpu: &Gpu,
+    rng: &mut SmallRng,
+    a_len: usize,
+    b_len: usize,
+    operation: SetOperation,
+    options: &SetOptions,
+) -> Result<(f64, f64, bool, String), wgmerge::Error> {
+    let [a, b] = inputs::<K>(rng, a_len, b_len, options.order);
+    let a_values: Vec<u32> = (0..a_len as u32).collect();
+    let b_values: Vec<u32> = (a_len as u32..(a_len + b_len) as u32).collect();
+    let start = now_ms();
+    let (keys, values) = gpu
+        .set_operation_pairs_async(operation, &a, &a_values, &b, &b_values, options)
+        .await?;
+    let gpu_ms = now_ms() - start;
+    let start = now_ms();
+    let (want_keys, want_values) =
+        cpu::set_operation_pairs_ordered(operation, &a, &a_values, &b, &b_values, options.order);
+    let cpu_ms = now_ms() - start;
+    let correct = same_bits(&keys, &want_keys) && values == want_values;
+    let detail = if same_bits(&keys, &want_keys) {
+        first_difference(&values, &want_values)
+    } else {
+        first_difference(&keys, &want_keys)
     };
     Ok((gpu_ms, cpu_ms, correct, detail))
 }
