@@ -64,6 +64,28 @@ fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
     order[k] = select(a_count + src, src, from_a);
 }
 
+// Merges the tile's outputs [d0, d1) into `order`: co_rank.wgsl's sequential merge without its
+// branches. Each step reads one key, from A or B as the step decided, at an index clamped into
+// the tile, so the invocations of a wave never split on which input they read.
+fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
+    let i0 = co_rank(SPACE_TILE, d0, a_len, b_len);
+    let i_end = max(i0, co_rank(SPACE_TILE, d1, a_len, b_len));
+    var i = i0;
+    var j = d0 - i0;
+    let j_end = max(j, d1 - i_end);
+    var key_a = tile[min(i, TILE - 1u)];
+    var key_b = tile[min(a_len + j, TILE - 1u)];
+    for (var k = d0; k < d1; k++) {
+        let take_a = i < i_end && (j >= j_end || !key_before(key_b, key_a));
+        order[k] = select(a_len + j, i, take_a);
+        i += select(0u, 1u, take_a);
+        j += select(1u, 0u, take_a);
+        let next = tile[min(select(a_len + j, i, take_a), TILE - 1u)];
+        key_a = select(key_a, next, take_a);
+        key_b = select(next, key_b, take_a);
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                         @builtin(num_workgroups) num_workgroups: vec3<u32>,
@@ -111,7 +133,7 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     workgroupBarrier();
 
     let d0 = min(lid * ITEMS_PER_THREAD, count);
-    merge_range(SPACE_TILE, d0, min(d0 + ITEMS_PER_THREAD, count), a_len, b_len);
+    merge_tile(d0, min(d0 + ITEMS_PER_THREAD, count), a_len, b_len);
     workgroupBarrier();
 
     for (var x = lid; x < count; x += WORKGROUP_SIZE) {
