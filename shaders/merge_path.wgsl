@@ -5,8 +5,9 @@
 // inside workgroup memory and merges them, recording which tile slot each output comes from, and
 // the workgroup writes its outputs back coalesced. Every key is read once and written once.
 //
-// ITEMS_PER_THREAD is best odd: invocations write `order` at that stride, and an odd stride
-// touches every memory bank once.
+// ITEMS_PER_THREAD is best odd: invocations write `staged` at that stride, and an odd stride
+// touches every memory bank once. What is staged per output comes from merge_path_keys.wgsl (the
+// key) or merge_path_pairs.wgsl (its tile slot, for its value).
 //
 // Sort's merge passes use the same two passes on many merges at once (params.run_len): the
 // output is cut into segments, one per pair of runs, and each workgroup's tile lies in one
@@ -19,8 +20,8 @@ override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
 
 // The workgroup's A elements, then its B elements.
 var<workgroup> tile: array<Key, TILE>;
-// order[k] = tile slot of the workgroup's k-th output.
-var<workgroup> order: array<u32, TILE>;
+// staged[k]: the workgroup's k-th output, as stage() records it.
+var<workgroup> staged: array<Staged, TILE>;
 
 // Elements of A in the tile (B's start at this slot).
 var<private> a_count: u32;
@@ -61,10 +62,10 @@ fn segment_of(k: u32) -> Segment {
     return Segment(start, start, a_len, start + a_len, b_len);
 }
 fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
-    order[k] = select(a_count + src, src, from_a);
+    staged[k] = stage(key, select(a_count + src, src, from_a));
 }
 
-// Merges the tile's outputs [d0, d1) into `order`: co_rank.wgsl's sequential merge without its
+// Merges the tile's outputs [d0, d1) into `staged`: co_rank.wgsl's sequential merge without its
 // branches. Each step reads one key, from A or B as the step decided, at an index clamped into
 // the tile, so the invocations of a wave never split on which input they read.
 fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
@@ -77,7 +78,7 @@ fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
     var key_b = tile[min(a_len + j, TILE - 1u)];
     for (var k = d0; k < d1; k++) {
         let take_a = i < i_end && (j >= j_end || !key_before(key_b, key_a));
-        order[k] = select(a_len + j, i, take_a);
+        staged[k] = stage(select(key_b, key_a, take_a), select(a_len + j, i, take_a));
         i += select(0u, 1u, take_a);
         j += select(1u, 0u, take_a);
         let next = tile[min(select(a_len + j, i, take_a), TILE - 1u)];
@@ -137,8 +138,6 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     workgroupBarrier();
 
     for (var x = lid; x < count; x += WORKGROUP_SIZE) {
-        let slot = min(order[x], count - 1u);
-        let from_a = slot < a_len;
-        write_output(k0 + x, tile[slot], from_a, select(b0 + slot - a_len, a0 + slot, from_a));
+        write_staged(k0 + x, staged[x], count, a_len, a0, b0);
     }
 }

@@ -43,6 +43,8 @@ const MERGE_BASIC: Module = module!("merge_basic.wgsl");
 const MERGE_TILED: Module = module!("merge_tiled.wgsl");
 const MERGE_CIRCULAR: Module = module!("merge_circular.wgsl");
 const MERGE_PATH: Module = module!("merge_path.wgsl");
+const MERGE_PATH_STAGE_KEYS: Module = module!("merge_path_keys.wgsl");
+const MERGE_PATH_STAGE_PAIRS: Module = module!("merge_path_pairs.wgsl");
 const SORT_BLOCK: Module = module!("sort_block.wgsl");
 const COPY: Module = module!("copy.wgsl");
 const VALIDATE: Module = module!("validate.wgsl");
@@ -142,6 +144,13 @@ impl Kernel {
             _ => modules.extend([VALUE_8_BYTES, VALUES]),
         }
         modules.push(kernel);
+        if self == Kernel::MergePath || self == Kernel::MergePathPartition {
+            // What the merge stages per output: the key itself, or its slot for its value.
+            modules.push(match config.value_size {
+                0 => MERGE_PATH_STAGE_KEYS,
+                _ => MERGE_PATH_STAGE_PAIRS,
+            });
+        }
         modules
     }
 
@@ -246,7 +255,9 @@ impl Kernel {
         match self {
             // Two tiles of keys plus the two co-rank results shared by the workgroup.
             Kernel::MergeTiled | Kernel::MergeCircular => tile * key * 2 + 8,
-            // One tile of keys and its order (a u32 slot per output).
+            // One tile of keys and what is staged per output: its key, or its slot (4 bytes)
+            // when values move with it.
+            Kernel::MergePath if config.value_size == 0 => tile * key * 2,
             Kernel::MergePath => tile * (key + 4),
             // One tile of keys and two permutations of its slots.
             Kernel::SortBlock => tile * (key + 8),
