@@ -852,22 +852,9 @@ impl Gpu {
                         buffer("wgmerge out values", out_room, value_size, output),
                     ]
                 });
-                let validation = options.validate.then(|| {
-                    [0, 1].map(|_| Validation {
-                        params: buffer(
-                            "wgmerge validate params",
-                            4,
-                            4,
-                            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                        ),
-                        first_unsorted: buffer(
-                            "wgmerge first unsorted",
-                            1,
-                            4,
-                            storage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-                        ),
-                    })
-                });
+                let validation = options
+                    .validate
+                    .then(|| [0, 1].map(|_| Validation::new(&self.device)));
                 let staging = buffer(
                     "wgmerge readback",
                     out_room * (key_size + value_size) + 8,
@@ -972,15 +959,8 @@ impl Gpu {
                     out_values[k0 * value_size..k1 * value_size]
                         .copy_from_slice(&value_bytes[..len * value_size]);
                     let tail = &bytes[bytes.len() - 8..];
-                    [(Side::A, i0, &tail[..4]), (Side::B, j0, &tail[4..])]
-                        .into_iter()
-                        .find_map(|(side, start, word)| {
-                            let first = u32::from_le_bytes(word.try_into().expect("4 bytes"));
-                            (first != u32::MAX).then_some(Error::Unsorted {
-                                side,
-                                index: start + first as usize,
-                            })
-                        })
+                    Validation::error(Side::A, i0, &tail[..4])
+                        .or_else(|| Validation::error(Side::B, j0, &tail[4..]))
                 })
                 .await?;
             if let (true, Some(error)) = (options.validate, unsorted) {
@@ -994,14 +974,44 @@ impl Gpu {
 }
 
 /// One input's sortedness check: its length and the first out-of-order index found.
-struct Validation {
+pub(crate) struct Validation {
     params: wgpu::Buffer,
-    first_unsorted: wgpu::Buffer,
+    pub(crate) first_unsorted: wgpu::Buffer,
+}
+
+impl Validation {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
+        let buffer = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        Validation {
+            params: buffer("wgmerge validate params", wgpu::BufferUsages::UNIFORM),
+            first_unsorted: buffer(
+                "wgmerge first unsorted",
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            ),
+        }
+    }
+
+    /// The error a readback of `first_unsorted` (the word, for `side` starting at `start` of its
+    /// input) reports, if any.
+    pub(crate) fn error(side: Side, start: usize, word: &[u8]) -> Option<Error> {
+        let first = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+        (first != u32::MAX).then_some(Error::Unsorted {
+            side,
+            index: start + first as usize,
+        })
+    }
 }
 
 impl Gpu {
     /// Records `validate.wgsl` over the first `len` keys of `keys`, after resetting its result.
-    fn record_validate(
+    pub(crate) fn record_validate(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         validation: &Validation,

@@ -9,9 +9,9 @@ use bytemuck::Pod;
 
 use crate::gpu::{host_collect, host_vec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_pairs, MAX_ITEMS_PER_THREAD};
+use crate::merge::{check_pairs, Validation, MAX_ITEMS_PER_THREAD};
 use crate::shader::{Kernel, PipelineConfig};
-use crate::{Error, Gpu};
+use crate::{Error, Gpu, Side};
 
 /// A set operation on two sorted inputs, each a multiset. For a key found `m` times in A and `n`
 /// times in B the result holds:
@@ -78,6 +78,10 @@ pub struct SetOptions {
     pub workgroup_size: Option<u32>,
     /// Elements each invocation decides per pass (1..=[`MAX_ITEMS_PER_THREAD`]); `None` takes 4.
     pub items_per_thread: Option<u32>,
+    /// Check on the GPU that both inputs are sorted in `order`, returning [`Error::Unsorted`]
+    /// with the first out-of-order index if not (as [`crate::MergeOptions::validate`]). Costs one
+    /// extra read of the inputs.
+    pub validate: bool,
 }
 
 /// The shape the set operation's passes run in unless the options name another.
@@ -313,9 +317,10 @@ impl Gpu {
                 let lengths = [a.len() as u32, b.len() as u32];
                 self.queue
                     .write_buffer(&work, 0, bytemuck::cast_slice(&lengths));
+                // The kept elements, their count, and the first unsorted index of A and of B.
                 let staging = buffer(
                     "wgmerge set readback",
-                    out_bytes + out_value_bytes + 4,
+                    out_bytes + out_value_bytes + 12,
                     wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 );
 
@@ -342,6 +347,16 @@ impl Gpu {
                     entries: &entries,
                 });
                 let mut encoder = self.device.create_command_encoder(&Default::default());
+                let validation = options.validate.then(|| {
+                    let checks = [Validation::new(&self.device), Validation::new(&self.device)];
+                    for (check, keys, len) in [
+                        (&checks[0], &buffers[0], a.len()),
+                        (&checks[1], &buffers[1], b.len()),
+                    ] {
+                        self.record_validate(&mut encoder, check, keys, len, &config);
+                    }
+                    checks
+                });
                 for kernel in kernels {
                     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                         label: Some(kernel.entry_point()),
@@ -372,6 +387,18 @@ impl Gpu {
                     out_bytes + out_value_bytes,
                     4,
                 );
+                if let Some(checks) = &validation {
+                    for (check, at) in checks.iter().zip([4, 8]) {
+                        let offset = out_bytes + out_value_bytes + at;
+                        encoder.copy_buffer_to_buffer(
+                            &check.first_unsorted,
+                            0,
+                            &staging,
+                            offset,
+                            4,
+                        );
+                    }
+                }
                 self.queue.submit([encoder.finish()]);
                 staging
             })
@@ -379,6 +406,13 @@ impl Gpu {
 
         self.read_back(&staging, |bytes| {
             let at = (out_bytes + out_value_bytes) as usize;
+            if options.validate {
+                let unsorted = Validation::error(Side::A, 0, &bytes[at + 4..at + 8])
+                    .or_else(|| Validation::error(Side::B, 0, &bytes[at + 8..at + 12]));
+                if let Some(error) = unsorted {
+                    return Err(error);
+                }
+            }
             let kept = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
             // The count comes from the GPU: never trust it beyond the buffer.
             let kept = kept.min(len);

@@ -123,7 +123,7 @@ proptest! {
             a.reverse();
             b.reverse();
         }
-        let options = SetOptions { order, workgroup_size: Some(workgroup), items_per_thread: Some(items) };
+        let options = SetOptions { order, workgroup_size: Some(workgroup), items_per_thread: Some(items), ..Default::default() };
         let a_values: Vec<u32> = (0..a.len()).map(|i| provenance(false, i)).collect();
         let b_values: Vec<u32> = (0..b.len()).map(|i| provenance(true, i)).collect();
         let got = gpu()

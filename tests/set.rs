@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{cpu, Error, KeyType, Order, SetOperation, SetOptions};
+use wgmerge::{cpu, Error, KeyType, Order, SetOperation, SetOptions, Side};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -186,6 +186,54 @@ fn unsorted_input_is_not_an_error() {
                 .set_operation(operation, &a, &b)
                 .unwrap_or_else(|e| panic!("{len}: {e}"));
             assert!(got.len() <= a.len() + b.len());
+        }
+    }
+}
+
+/// `validate` reports the first key out of order in A or B, in either order, and lets sorted
+/// input through.
+#[test]
+fn validate_reports_the_first_unsorted_key() {
+    let mut rng = rng("set::validate_reports_the_first_unsorted_key");
+    for order in ORDERS {
+        let options = SetOptions {
+            order,
+            validate: true,
+            ..Default::default()
+        };
+        for (m, n) in [(1000, 1000), (3, 5000), (2, 2)] {
+            // Keys 10..=17, so that one less is still a key before them.
+            let (a, b) = Shape::HeavyDuplicates.keys::<u32>(&mut rng, m, n, order);
+            let lift = |keys: Vec<u32>| keys.into_iter().map(|k| k + 10).collect::<Vec<_>>();
+            let (a, b) = (lift(a), lift(b));
+            let union = SetOperation::Union;
+            let got = gpu().set_operation_with(union, &a, &b, &options).unwrap();
+            assert_same(
+                &got,
+                &cpu::set_operation_ordered(union, &a, &b, order),
+                "sorted",
+            );
+            for side in [Side::A, Side::B] {
+                let (mut a, mut b) = (a.clone(), b.clone());
+                let keys = if side == Side::A { &mut a } else { &mut b };
+                // Break the order at a random index: its key goes before the previous one.
+                let index = rng.random_range(1..keys.len());
+                keys[index] = match order {
+                    Order::Ascending => keys[index - 1] - 1,
+                    Order::Descending => keys[index - 1] + 1,
+                };
+                let expected = cpu::first_unsorted(keys, order).unwrap();
+                for operation in SetOperation::ALL {
+                    match gpu().set_operation_with(operation, &a, &b, &options) {
+                        Err(Error::Unsorted { side: s, index: i }) => {
+                            assert_eq!((s, i), (side, expected), "{operation:?} {order:?}")
+                        }
+                        other => {
+                            panic!("{operation:?} {order:?}: expected Unsorted, got {other:?}")
+                        }
+                    }
+                }
+            }
         }
     }
 }
