@@ -543,6 +543,45 @@ impl Gpu {
         }
     }
 
+    /// Checks a kernel shape against the device: invocations per workgroup and items per
+    /// invocation.
+    pub(crate) fn check_shape(
+        &self,
+        workgroup_size: u32,
+        items_per_thread: u32,
+    ) -> Result<(), Error> {
+        let limits = self.device.limits();
+        let max_workgroup = limits
+            .max_compute_invocations_per_workgroup
+            .min(limits.max_compute_workgroup_size_x);
+        if workgroup_size == 0 || workgroup_size > max_workgroup {
+            return Err(Error::InvalidOptions(format!(
+                "workgroup_size {workgroup_size} is outside 1..={max_workgroup} on this device"
+            )));
+        }
+        if items_per_thread == 0 || items_per_thread > MAX_ITEMS_PER_THREAD {
+            return Err(Error::InvalidOptions(format!(
+                "items_per_thread {items_per_thread} is outside 1..={MAX_ITEMS_PER_THREAD}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// A buffer of at least 8 bytes (an empty input is still bound, so it needs a valid buffer).
+    pub(crate) fn buffer_at_least_8(
+        &self,
+        label: &'static str,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: size.max(8),
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
     /// The most elements of `size` bytes one buffer holds after `extra` bytes.
     pub(crate) fn max_readback_len(&self, size: u32, extra: u64) -> usize {
         let bytes = self.device.limits().max_buffer_size.saturating_sub(extra);
@@ -564,19 +603,7 @@ impl Gpu {
             self.default_shape(options.algorithm, key, a_len + b_len, value_size);
         let workgroup_size = options.workgroup_size.unwrap_or(default_workgroup);
         let items_per_thread = options.items_per_thread.unwrap_or(default_items);
-        let max_workgroup = limits
-            .max_compute_invocations_per_workgroup
-            .min(limits.max_compute_workgroup_size_x);
-        if workgroup_size == 0 || workgroup_size > max_workgroup {
-            return Err(Error::InvalidOptions(format!(
-                "workgroup_size {workgroup_size} is outside 1..={max_workgroup} on this device"
-            )));
-        }
-        if items_per_thread == 0 || items_per_thread > MAX_ITEMS_PER_THREAD {
-            return Err(Error::InvalidOptions(format!(
-                "items_per_thread {items_per_thread} is outside 1..={MAX_ITEMS_PER_THREAD}"
-            )));
-        }
+        self.check_shape(workgroup_size, items_per_thread)?;
         let config = PipelineConfig {
             workgroup_size,
             items_per_thread,

@@ -9,7 +9,7 @@ use bytemuck::Pod;
 
 use crate::gpu::{host_collect, host_vec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_pairs, Validation, MAX_ITEMS_PER_THREAD};
+use crate::merge::{check_pairs, Validation};
 use crate::shader::{Kernel, PipelineConfig};
 use crate::{Error, Gpu, Side};
 
@@ -76,7 +76,7 @@ pub struct SetOptions {
     pub order: Order,
     /// Invocations per workgroup; `None` takes 256.
     pub workgroup_size: Option<u32>,
-    /// Elements each invocation decides per pass (1..=[`MAX_ITEMS_PER_THREAD`]); `None` takes 4.
+    /// Elements each invocation decides per pass (1..=[`MAX_ITEMS_PER_THREAD`](crate::MAX_ITEMS_PER_THREAD)); `None` takes 4.
     pub items_per_thread: Option<u32>,
     /// Check on the GPU that both inputs are sorted in `order`, returning [`Error::Unsorted`]
     /// with the first out-of-order index if not (as [`crate::MergeOptions::validate`]). Costs one
@@ -223,20 +223,7 @@ impl Gpu {
     ) -> Result<PipelineConfig, Error> {
         let workgroup_size = options.workgroup_size.unwrap_or(DEFAULT_SHAPE.0);
         let items_per_thread = options.items_per_thread.unwrap_or(DEFAULT_SHAPE.1);
-        let limits = self.limits();
-        let max_workgroup = limits
-            .max_compute_invocations_per_workgroup
-            .min(limits.max_compute_workgroup_size_x);
-        if workgroup_size == 0 || workgroup_size > max_workgroup {
-            return Err(Error::InvalidOptions(format!(
-                "workgroup_size must be 1..={max_workgroup} on this device, not {workgroup_size}"
-            )));
-        }
-        if items_per_thread == 0 || items_per_thread > MAX_ITEMS_PER_THREAD {
-            return Err(Error::InvalidOptions(format!(
-                "items_per_thread must be 1..={MAX_ITEMS_PER_THREAD}, not {items_per_thread}"
-            )));
-        }
+        self.check_shape(workgroup_size, items_per_thread)?;
         let tile = u64::from(workgroup_size) * u64::from(items_per_thread);
         let max = self.max_set_len_in(key, value_size, tile);
         if len > max {
@@ -284,15 +271,7 @@ impl Gpu {
 
         let staging = self
             .scoped(|| {
-                let buffer = |label, size: u64, usage| {
-                    self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(label),
-                        // Empty inputs are still bound: give them a valid buffer.
-                        size: size.max(8),
-                        usage,
-                        mapped_at_creation: false,
-                    })
-                };
+                let buffer = |label, size, usage| self.buffer_at_least_8(label, size, usage);
                 let input = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
                 let output = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
                 let upload = |label, bytes: &[u8]| {

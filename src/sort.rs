@@ -129,14 +129,7 @@ impl Gpu {
         let value_bytes = len as u64 * u64::from(value_size);
         let storage = wgpu::BufferUsages::STORAGE;
         let copy = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let buffer = |label, size: u64, usage| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: size.max(8),
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, size, usage| self.buffer_at_least_8(label, size, usage);
         let (key_buffers, value_buffers, staging, scratch) = self
             .scoped(|| {
                 (
