@@ -268,12 +268,12 @@ impl MergePlan {
     }
 }
 
-/// Value bytes of both inputs of a slice-form merge, with their size.
+/// Value bytes of both inputs of a slice-form merge or set operation, with their size.
 #[derive(Clone, Copy)]
-struct HostValues<'a> {
-    a: &'a [u8],
-    b: &'a [u8],
-    size: u32,
+pub(crate) struct HostValues<'a> {
+    pub(crate) a: &'a [u8],
+    pub(crate) b: &'a [u8],
+    pub(crate) size: u32,
 }
 
 /// Checks bytes per value of resident buffers: 4 or 8, or 0 for none.
@@ -296,8 +296,26 @@ pub(crate) fn value_size<V>() -> Result<u32, Error> {
     }
 }
 
+impl<'a> HostValues<'a> {
+    /// The values of two inputs of pairs, after checking the value type's size and that each
+    /// input has as many values as keys.
+    pub(crate) fn of<K, V: Pod>(
+        a_keys: &[K],
+        a_values: &'a [V],
+        b_keys: &[K],
+        b_values: &'a [V],
+    ) -> Result<Self, Error> {
+        let size = check_pairs(a_keys, a_values, b_keys, b_values)?;
+        Ok(HostValues {
+            a: bytemuck::cast_slice(a_values),
+            b: bytemuck::cast_slice(b_values),
+            size,
+        })
+    }
+}
+
 /// Checks a value type's size and the key and value lengths of both inputs.
-pub(crate) fn check_pairs<K, V>(
+fn check_pairs<K, V>(
     a_keys: &[K],
     a_values: &[V],
     b_keys: &[K],
@@ -437,12 +455,7 @@ impl Gpu {
         options: &MergeOptions,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        let size = check_pairs(a_keys, a_values, b_keys, b_values)?;
-        let values = HostValues {
-            a: bytemuck::cast_slice(a_values),
-            b: bytemuck::cast_slice(b_values),
-            size,
-        };
+        let values = HostValues::of(a_keys, a_values, b_keys, b_values)?;
         let (keys, values) = self
             .merge_host(a_keys, b_keys, Some(values), options, progress)
             .await?;

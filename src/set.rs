@@ -9,7 +9,7 @@ use bytemuck::Pod;
 
 use crate::gpu::{host_collect, host_vec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_pairs, Validation};
+use crate::merge::{HostValues, Validation};
 use crate::shader::{Kernel, PipelineConfig};
 use crate::{Error, Gpu, Side};
 
@@ -86,14 +86,6 @@ pub struct SetOptions {
 
 /// The shape the set operation's passes run in unless the options name another.
 const DEFAULT_SHAPE: (u32, u32) = (256, 4);
-
-/// Host inputs' value bytes, when values travel with the keys.
-#[derive(Clone, Copy)]
-struct HostValues<'a> {
-    a: &'a [u8],
-    b: &'a [u8],
-    size: u32,
-}
 
 impl Gpu {
     /// `operation` on sorted `a` and `b` (ascending), read back: see [`SetOperation`] for what
@@ -179,12 +171,7 @@ impl Gpu {
         b_values: &[V],
         options: &SetOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        let size = check_pairs(a_keys, a_values, b_keys, b_values)?;
-        let values = HostValues {
-            a: bytemuck::cast_slice(a_values),
-            b: bytemuck::cast_slice(b_values),
-            size,
-        };
+        let values = HostValues::of(a_keys, a_values, b_keys, b_values)?;
         let (keys, values) = self
             .set_host(operation, a_keys, b_keys, Some(values), options)
             .await?;
