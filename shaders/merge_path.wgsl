@@ -6,14 +6,18 @@
 // the workgroup writes its outputs back coalesced. Every key is read once and written once.
 //
 // ITEMS_PER_THREAD is best odd: invocations write `staged` at that stride, and an odd stride
-// touches every memory bank once. What is staged per output comes from merge_path_keys.wgsl (the
-// key) or merge_path_pairs.wgsl (its tile slot, for its value).
+// touches every memory bank once. What is staged per output, and how it is written back, comes
+// from merge_path_keys.wgsl (the key) or merge_path_pairs.wgsl (its tile slot, for its value).
 //
 // Sort's merge passes use the same two passes on many merges at once (params.run_len): the
 // output is cut into segments, one per pair of runs, and each workgroup's tile lies in one
 // segment because TILE divides the segment length.
 
 override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
+// Largest ITEMS_PER_THREAD (merge.rs: MAX_ITEMS_PER_THREAD): the length of the private arrays
+// that hold an invocation's loads. Loops over them run ITEMS_PER_THREAD steps, a constant when the
+// pipeline is built, so the driver unrolls them and keeps the used elements in registers.
+const MAX_ITEMS: u32 = 64u;
 
 // splits[g] = elements of A before output g * TILE; the last entry closes the last tile.
 @group(0) @binding(7) var<storage, read_write> splits: array<u32>;
@@ -66,18 +70,20 @@ fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
 }
 
 // Merges the tile's outputs [d0, d1) into `staged`: co_rank.wgsl's sequential merge without its
-// branches. Each step reads one key, from A or B as the step decided, at an index clamped into
-// the tile, so the invocations of a wave never split on which input they read.
+// branches. Only the start is co-ranked: merging on from the right start point takes exactly the
+// outputs d0.. of the whole tile's merge, bounded by the tile's A and B (never beyond them, even
+// for unsorted input, as d1 <= a_len + b_len). Each step reads one key, from A or B as the step
+// decided, at an index clamped into the tile, so the invocations of a wave never split on which
+// input they read.
 fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
-    let i0 = co_rank(SPACE_TILE, d0, a_len, b_len);
-    let i_end = max(i0, co_rank(SPACE_TILE, d1, a_len, b_len));
-    var i = i0;
-    var j = d0 - i0;
-    let j_end = max(j, d1 - i_end);
+    var i = co_rank(SPACE_TILE, d0, a_len, b_len);
+    var j = d0 - i;
     var key_a = tile[min(i, TILE - 1u)];
     var key_b = tile[min(a_len + j, TILE - 1u)];
-    for (var k = d0; k < d1; k++) {
-        let take_a = i < i_end && (j >= j_end || !key_before(key_b, key_a));
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let k = d0 + r;
+        if k >= d1 { break; }
+        let take_a = i < a_len && (j >= b_len || !key_before(key_b, key_a));
         staged[k] = stage(select(key_b, key_a, take_a), select(a_len + j, i, take_a));
         i += select(0u, 1u, take_a);
         j += select(1u, 0u, take_a);
@@ -123,12 +129,20 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let a_len = min(remaining(a_end, a_split), count);
     let b_len = count - a_len;
 
-    for (var x = lid; x < count; x += WORKGROUP_SIZE) {
+    // Every load of the invocation is issued before its first store to workgroup memory, so all
+    // of them are in flight at once and the load costs one memory latency, not one per item.
+    var loaded: array<Key, MAX_ITEMS>;
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
         if x < a_len {
-            tile[x] = a_keys[a0 + x];
-        } else {
-            tile[x] = b_keys[b0 + x - a_len];
+            loaded[r] = a_keys[a0 + x];
+        } else if x < count {
+            loaded[r] = b_keys[b0 + x - a_len];
         }
+    }
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < count { tile[x] = loaded[r]; }
     }
     a_count = a_len;
     workgroupBarrier();
@@ -137,7 +151,5 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     merge_tile(d0, min(d0 + ITEMS_PER_THREAD, count), a_len, b_len);
     workgroupBarrier();
 
-    for (var x = lid; x < count; x += WORKGROUP_SIZE) {
-        write_staged(k0 + x, staged[x], count, a_len, a0, b0);
-    }
+    write_back(lid, k0, count, a_len, a0, b0);
 }

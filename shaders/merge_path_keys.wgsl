@@ -7,6 +7,10 @@ fn stage(key: Key, slot: u32) -> Staged {
     return key;
 }
 
-fn write_staged(k: u32, staged: Staged, count: u32, a_len: u32, a0: u32, b0: u32) {
-    out_keys[k] = staged;
+// Writes the workgroup's `count` outputs, ranks k0.., coalesced.
+fn write_back(lid: u32, k0: u32, count: u32, a_len: u32, a0: u32, b0: u32) {
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < count { out_keys[k0 + x] = staged[x]; }
+    }
 }

@@ -7,9 +7,22 @@ fn stage(key: Key, slot: u32) -> Staged {
     return slot;
 }
 
-fn write_staged(k: u32, staged: Staged, count: u32, a_len: u32, a0: u32, b0: u32) {
-    // Clamped so that unsorted input stays in the tile.
-    let slot = min(staged, count - 1u);
-    let from_a = slot < a_len;
-    write_output(k, tile[slot], from_a, select(b0 + slot - a_len, a0 + slot, from_a));
+// Writes the workgroup's `count` outputs, ranks k0.., coalesced. The values are gathered from A
+// and B: every read is issued before the first value is written, as for the tile's keys.
+fn write_back(lid: u32, k0: u32, count: u32, a_len: u32, a0: u32, b0: u32) {
+    var values: array<Value, MAX_ITEMS>;
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < count {
+            // Clamped so that unsorted input stays in the tile.
+            let slot = min(staged[x], count - 1u);
+            let from_a = slot < a_len;
+            out_keys[k0 + x] = tile[slot];
+            values[r] = read_value(from_a, select(b0 + slot - a_len, a0 + slot, from_a));
+        }
+    }
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < count { out_values[k0 + x] = values[r]; }
+    }
 }

@@ -5,10 +5,13 @@
 @group(0) @binding(5) var<storage, read> b_values: array<Value>;
 @group(0) @binding(6) var<storage, read_write> out_values: array<Value>;
 
-fn write_value(k: u32, from_a: bool, src: u32) {
+fn read_value(from_a: bool, src: u32) -> Value {
     if from_a {
-        out_values[k] = a_values[src];
-    } else {
-        out_values[k] = b_values[src];
+        return a_values[src];
     }
+    return b_values[src];
+}
+
+fn write_value(k: u32, from_a: bool, src: u32) {
+    out_values[k] = read_value(from_a, src);
 }

@@ -366,6 +366,16 @@ mod tests {
     }
 
     #[test]
+    fn merge_path_private_arrays_hold_the_most_items_per_thread() {
+        let source = MERGE_PATH.source;
+        let declared = format!(
+            "const MAX_ITEMS: u32 = {}u;",
+            crate::merge::MAX_ITEMS_PER_THREAD
+        );
+        assert!(source.contains(&declared), "merge_path.wgsl: {declared}");
+    }
+
+    #[test]
     fn compose_terminates_each_module() {
         let a = Module {
             name: "a",
