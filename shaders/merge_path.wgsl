@@ -24,8 +24,9 @@ const MAX_ITEMS: u32 = 64u;
 
 // The workgroup's A elements, then its B elements.
 var<workgroup> tile: array<Key, TILE>;
-// staged[k]: the workgroup's k-th output, as stage() records it.
-var<workgroup> staged: array<Staged, TILE>;
+// What the invocation's merge produced, one stage() record per output, until store_merged()
+// puts it in workgroup memory.
+var<private> merged: array<Staged, MAX_ITEMS>;
 
 // Elements of A in the tile (B's start at this slot).
 var<private> a_count: u32;
@@ -65,11 +66,10 @@ fn segment_of(k: u32) -> Segment {
     let b_len = min(run, total - start - a_len);
     return Segment(start, start, a_len, start + a_len, b_len);
 }
-fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
-    staged[k] = stage(key, select(a_count + src, src, from_a));
-}
+// co_rank.wgsl's sequential merge, which calls this, is not used here: merge_tile merges.
+fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {}
 
-// Merges the tile's outputs [d0, d1) into `staged`: co_rank.wgsl's sequential merge without its
+// Merges the tile's outputs [d0, d1) into `merged`: co_rank.wgsl's sequential merge without its
 // branches. Only the start is co-ranked: merging on from the right start point takes exactly the
 // outputs d0.. of the whole tile's merge, bounded by the tile's A and B (never beyond them, even
 // for unsorted input, as d1 <= a_len + b_len). Each step reads one key, from A or B as the step
@@ -84,7 +84,7 @@ fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
         let k = d0 + r;
         if k >= d1 { break; }
         let take_a = i < a_len && (j >= b_len || !key_before(key_b, key_a));
-        staged[k] = stage(select(key_b, key_a, take_a), select(a_len + j, i, take_a));
+        merged[r] = stage(select(key_b, key_a, take_a), select(a_len + j, i, take_a));
         i += select(0u, 1u, take_a);
         j += select(1u, 0u, take_a);
         let next = tile[min(select(a_len + j, i, take_a), TILE - 1u)];
@@ -148,7 +148,9 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     workgroupBarrier();
 
     let d0 = min(lid * ITEMS_PER_THREAD, count);
-    merge_tile(d0, min(d0 + ITEMS_PER_THREAD, count), a_len, b_len);
+    let d1 = min(d0 + ITEMS_PER_THREAD, count);
+    merge_tile(d0, d1, a_len, b_len);
+    store_merged(d0, d1 - d0);
     workgroupBarrier();
 
     write_back(lid, k0, count, a_len, a0, b0);

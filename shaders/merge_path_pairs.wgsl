@@ -3,8 +3,18 @@
 
 alias Staged = u32;
 
+// staged[k]: the tile slot of the workgroup's k-th output.
+var<workgroup> staged: array<Staged, TILE>;
+
 fn stage(key: Key, slot: u32) -> Staged {
     return slot;
+}
+
+// Records the invocation's `n` merged slots as outputs d0.. of the tile.
+fn store_merged(d0: u32, n: u32) {
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        if r < n { staged[d0 + r] = merged[r]; }
+    }
 }
 
 // Writes the workgroup's `count` outputs, ranks k0.., coalesced. The values are gathered from A

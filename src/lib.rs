@@ -33,7 +33,7 @@ pub use merge::{
     MAX_ITEMS_PER_THREAD, MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
 };
 pub use set::{SetOperation, SetOptions};
-pub use sort::{SortBuffers, SortOptions, SortValueBuffers};
+pub use sort::{SortBuffers, SortOptions, SortValueBuffers, SORT_SHAPE};
 
 /// The README's examples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

@@ -68,28 +68,34 @@ impl Algorithm {
         Algorithm::ALL.into_iter().find(|a| a.name() == name)
     }
 
-    /// Default (workgroup size, items per thread) for `key`. Every default fits WebGPU's default
-    /// limits (16 KiB of workgroup memory, 256 invocations): the tiled kernels keep two tiles of
-    /// 1024 32-bit keys (8 KiB) or 512 64-bit keys, merge path 768 keys and their order (6 KiB,
-    /// 9 KiB for 64-bit keys).
-    pub fn default_shape(self, key: KeyType) -> (u32, u32) {
+    /// Default (workgroup size, items per thread) for `key`, keys only or `with_values`. Every
+    /// default fits WebGPU's default limits (16 KiB of workgroup memory, 256 invocations): the
+    /// tiled kernels keep two tiles of 1024 32-bit keys (8 KiB) or 512 64-bit keys; merge path
+    /// keeps one tile, of 1792 keys (7 KiB, 14 KiB for 64-bit keys), or of 768 keys and each
+    /// one's slot when values move with them (6 KiB, 9 KiB for 64-bit keys).
+    pub fn default_shape(self, key: KeyType, with_values: bool) -> (u32, u32) {
         let wide = key.size() == 8;
         match self {
             Algorithm::Basic => (256, 8),
             Algorithm::Tiled | Algorithm::CircularBuffer if wide => (128, 4),
             Algorithm::Tiled | Algorithm::CircularBuffer => (128, 8),
-            // Measured best of the shapes tried on an H100 (docs/benchmarks.md).
-            Algorithm::MergePath => (256, 3),
+            // Measured best of the shapes tried on an H100 (docs/benchmarks.md, run 17): pairs
+            // gather their values from global memory per output, which more items per
+            // invocation slow down.
+            Algorithm::MergePath if with_values => (256, 3),
+            Algorithm::MergePath => (256, 7),
         }
     }
 
     /// The shape used instead of [`Algorithm::default_shape`] for merges of at least
     /// [`LARGE_MERGE_LEN`] keys where the device allows it (512 invocations, and the workgroup
-    /// memory it needs): merge path's 512 x 3 is 5-7% faster than 256 x 3 from 2^26 keys on an
-    /// H100 but slower at 2^20 (docs/benchmarks.md).
-    pub fn large_shape(self) -> Option<(u32, u32)> {
+    /// memory it needs): on an H100, merge path's 512 x 7 is 3-6% faster than 256 x 7 for keys
+    /// from 2^26, and 512 x 3 8-11% faster than 256 x 3 for pairs, but both are slower at 2^20
+    /// (docs/benchmarks.md).
+    pub fn large_shape(self, with_values: bool) -> Option<(u32, u32)> {
         match self {
-            Algorithm::MergePath => Some((512, 3)),
+            Algorithm::MergePath if with_values => Some((512, 3)),
+            Algorithm::MergePath => Some((512, 7)),
             _ => None,
         }
     }
@@ -550,9 +556,10 @@ impl Gpu {
                 && algorithm.kernel().workgroup_memory(&config)
                     <= u64::from(limits.max_compute_workgroup_storage_size)
         };
-        match algorithm.large_shape() {
+        let with_values = value_size > 0;
+        match algorithm.large_shape(with_values) {
             Some(large) if total >= LARGE_MERGE_LEN && fits(large) => large,
-            _ => algorithm.default_shape(key),
+            _ => algorithm.default_shape(key, with_values),
         }
     }
 

@@ -255,9 +255,9 @@ impl Kernel {
         match self {
             // Two tiles of keys plus the two co-rank results shared by the workgroup.
             Kernel::MergeTiled | Kernel::MergeCircular => tile * key * 2 + 8,
-            // One tile of keys and what is staged per output: its key, or its slot (4 bytes)
-            // when values move with it.
-            Kernel::MergePath if config.value_size == 0 => tile * key * 2,
+            // One tile of keys, which keys-only merges reuse for their output; with values,
+            // also each output's slot (4 bytes).
+            Kernel::MergePath if config.value_size == 0 => tile * key,
             Kernel::MergePath => tile * (key + 4),
             // One tile of keys and two permutations of its slots.
             Kernel::SortBlock => tile * (key + 8),

@@ -24,13 +24,18 @@ use crate::{Algorithm, Error, Gpu, MergeOptions};
 pub struct SortOptions {
     /// The order of the output. Equal keys keep their input order either way (stable).
     pub order: Order,
-    /// Invocations per workgroup, for the block sort and the merge passes; `None` takes merge
-    /// path's default ([`Algorithm::default_shape`]).
+    /// Invocations per workgroup, for the block sort and the merge passes; `None` takes
+    /// [`SORT_SHAPE`]'s.
     pub workgroup_size: Option<u32>,
-    /// Keys each invocation sorts and merges per pass; `None` takes merge path's default. A
+    /// Keys each invocation sorts and merges per pass; `None` takes [`SORT_SHAPE`]'s. A
     /// workgroup sorts `workgroup_size * items_per_thread` keys in its first pass.
     pub items_per_thread: Option<u32>,
 }
+
+/// The default (workgroup size, items per thread) of a sort. The block sort keeps a tile of keys
+/// and two permutations of it in workgroup memory, so it cannot take merge path's larger
+/// default; 768 keys need 9 KiB (12 KiB for 64-bit keys), within WebGPU's default 16 KiB.
+pub const SORT_SHAPE: (u32, u32) = (256, 3);
 
 /// Bytes of one slot of the uniform buffer holding every pass's parameters.
 fn params_stride(gpu: &Gpu) -> u64 {
@@ -243,9 +248,7 @@ impl Gpu {
                 max,
             });
         }
-        // The block sort needs more workgroup memory than merge path: stay with its default
-        // shape rather than its large one.
-        let (workgroup_size, items_per_thread) = Algorithm::MergePath.default_shape(key);
+        let (workgroup_size, items_per_thread) = SORT_SHAPE;
         let merge_options = MergeOptions {
             algorithm: Algorithm::MergePath,
             order: options.order,

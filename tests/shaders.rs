@@ -45,12 +45,17 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
     }
     for algorithm in Algorithm::ALL {
         for key in KeyType::ALL {
-            let (workgroup, items) = algorithm.default_shape(key);
-            let (large_workgroup, large_items) = algorithm.large_shape().unwrap_or((1, 1));
+            let (workgroup, items) = algorithm.default_shape(key, false);
+            let (pairs_workgroup, pairs_items) = algorithm.default_shape(key, true);
+            let (large_workgroup, large_items) = algorithm.large_shape(false).unwrap_or((1, 1));
+            let (large_pairs_workgroup, large_pairs_items) =
+                algorithm.large_shape(true).unwrap_or((1, 1));
             let shapes: &[(u32, u32)] = if key == KeyType::U32 {
                 &[
                     (workgroup, items),
+                    (pairs_workgroup, pairs_items),
                     (large_workgroup, large_items),
+                    (large_pairs_workgroup, large_pairs_items),
                     (1, 1),
                     (4, 2),
                     (96, 3),
@@ -60,12 +65,18 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
             } else {
                 &[
                     (workgroup, items),
+                    (pairs_workgroup, pairs_items),
                     (large_workgroup, large_items),
+                    (large_pairs_workgroup, large_pairs_items),
                     (1, 1),
                     (96, 3),
                 ]
             };
-            for &(workgroup_size, items_per_thread) in shapes {
+            // The defaults may coincide.
+            let mut shapes = shapes.to_vec();
+            shapes.sort_unstable();
+            shapes.dedup();
+            for (workgroup_size, items_per_thread) in shapes {
                 for order in [Order::Ascending, Order::Descending] {
                     let keys = PipelineConfig {
                         order,
@@ -182,7 +193,16 @@ fn every_configuration_validates_and_translates_to_every_backend() {
 #[test]
 fn default_options_are_among_the_checked_configurations() {
     for key in KeyType::ALL {
-        let (workgroup, items) = MergeOptions::default().algorithm.default_shape(key);
+        for with_values in [false, true] {
+            let (workgroup, items) = MergeOptions::default()
+                .algorithm
+                .default_shape(key, with_values);
+            assert!(configurations().iter().any(|(_, c)| c.key == key
+                && c.with_values() == with_values
+                && c.workgroup_size == workgroup
+                && c.items_per_thread == items));
+        }
+        let (workgroup, items) = wgmerge::SORT_SHAPE;
         assert!(configurations().iter().any(|(_, c)| c.key == key
             && c.workgroup_size == workgroup
             && c.items_per_thread == items));
