@@ -1,13 +1,14 @@
 // Merge path in two passes. merge_path_partition co-ranks every workgroup's output boundary in
 // parallel, one binary search per boundary, into `splits`. merge_path then gives each workgroup
 // TILE consecutive outputs: it loads the A and B elements they come from into workgroup memory
-// with coalesced loads, every invocation co-ranks its ITEMS_PER_THREAD outputs (its diagonal)
-// inside workgroup memory and merges them, recording which tile slot each output comes from, and
-// the workgroup writes its outputs back coalesced. Every key is read once and written once.
+// with coalesced loads, every invocation co-ranks the start of its ITEMS_PER_THREAD outputs (its
+// diagonal) inside workgroup memory and merges them into registers (`merged`), and the workgroup
+// writes its outputs back coalesced. Every key is read once and written once.
 //
-// ITEMS_PER_THREAD is best odd: invocations write `staged` at that stride, and an odd stride
-// touches every memory bank once. What is staged per output, and how it is written back, comes
-// from merge_path_keys.wgsl (the key) or merge_path_pairs.wgsl (its tile slot, for its value).
+// What is merged per output, where it is staged and how it is written back comes from
+// merge_path_keys.wgsl (the key, staged in the tile's own memory) or merge_path_pairs.wgsl (its
+// tile slot, for its value). ITEMS_PER_THREAD is best odd: invocations stage their outputs at that
+// stride, and an odd stride touches every memory bank once.
 //
 // Sort's merge passes use the same two passes on many merges at once (params.run_len): the
 // output is cut into segments, one per pair of runs, and each workgroup's tile lies in one
