@@ -90,7 +90,7 @@ impl Algorithm {
     /// The shape used instead of [`Algorithm::default_shape`] for merges of at least
     /// [`LARGE_MERGE_LEN`] keys where the device allows it (512 invocations, and the workgroup
     /// memory it needs): on an H100, merge path's 512 x 7 is 3-6% faster than 256 x 7 for keys
-    /// from 2^26, and 512 x 3 8-11% faster than 256 x 3 for pairs, but both are slower at 2^20
+    /// from 2^26, and 512 x 3 7-11% faster than 256 x 3 for pairs, but both are slower at 2^20
     /// (docs/benchmarks.md).
     pub fn large_shape(self, with_values: bool) -> Option<(u32, u32)> {
         match self {
