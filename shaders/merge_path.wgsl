@@ -10,6 +10,9 @@
 // tile slot, for its value). ITEMS_PER_THREAD is best odd: invocations stage their outputs at that
 // stride, and an odd stride touches every memory bank once.
 //
+// merge_path gives each workgroup one tile; merge_path_tiles gives it several consecutive tiles
+// and loads each while merging the one before.
+//
 // Sort's merge passes use the same two passes on many merges at once (params.run_len): the
 // output is cut into segments, one per pair of runs, and each workgroup's tile lies in one
 // segment because TILE divides the segment length.
@@ -25,6 +28,8 @@ const MAX_ITEMS: u32 = 64u;
 
 // The workgroup's A elements, then its B elements.
 var<workgroup> tile: array<Key, TILE>;
+// The invocation's loads of a tile, held until they are stored to `tile`.
+var<private> loaded: array<Key, MAX_ITEMS>;
 // What the invocation's merge produced, one stage() record per output, until store_merged()
 // puts it in workgroup memory.
 var<private> merged: array<Staged, MAX_ITEMS>;
@@ -110,49 +115,101 @@ fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     splits[boundary] = co_rank(SPACE_GLOBAL, k - segment.start, segment.a_len, segment.b_len);
 }
 
+// One tile's outputs and where its inputs are.
+struct TileRange {
+    k0: u32,
+    count: u32,
+    a0: u32,
+    a_len: u32,
+    b0: u32,
+}
+
+fn tile_range(g: u32, total: u32) -> TileRange {
+    let k0 = g * TILE;
+    let count = min(TILE, total - k0);
+    let segment = segment_of(k0);
+    let segment_end = segment.start + segment.a_len + segment.b_len;
+    let a_split = splits[g];
+    let a_end = select(splits[g + 1u], segment.a_len, k0 + count >= segment_end);
+    // Clamped so that unsorted input (where co-rank need not grow with rank) stays in the tile.
+    let a_len = min(remaining(a_end, a_split), count);
+    return TileRange(k0, count, segment.a_base + a_split, a_len,
+                     segment.b_base + (k0 - segment.start - a_split));
+}
+
+// Issues every load of the invocation's items of `range` into `loaded`.
+fn load_range(range: TileRange, lid: u32) {
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < range.a_len {
+            loaded[r] = a_keys[range.a0 + x];
+        } else if x < range.count {
+            loaded[r] = b_keys[range.b0 + x - range.a_len];
+        }
+    }
+}
+
+// Stores the invocation's loads of `range` into the tile, for the whole workgroup to merge.
+fn stage_loaded(range: TileRange, lid: u32) {
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < range.count { tile[x] = loaded[r]; }
+    }
+    a_count = range.a_len;
+    workgroupBarrier();
+}
+
+// Merges the staged tile of `range` and writes its outputs.
+fn merge_staged(range: TileRange, lid: u32) {
+    let d0 = min(lid * ITEMS_PER_THREAD, range.count);
+    let d1 = min(d0 + ITEMS_PER_THREAD, range.count);
+    merge_tile(d0, d1, range.a_len, range.count - range.a_len);
+    store_merged(d0, d1 - d0);
+    workgroupBarrier();
+    write_back(lid, range.k0, range.count, range.a_len, range.a0, range.b0);
+}
+
+// One tile per workgroup.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
               @builtin(num_workgroups) num_workgroups: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
     let total = params.a_len + params.b_len;
-    let group = group_index(workgroup_id, num_workgroups);
-    let k0 = group * TILE;
-    if k0 >= total { return; }
-    let count = min(TILE, total - k0);
-    let segment = segment_of(k0);
-    let segment_end = segment.start + segment.a_len + segment.b_len;
-    let a_split = splits[group];
-    let a_end = select(splits[group + 1u], segment.a_len, k0 + count >= segment_end);
-    // Global starts of the tile's A and B elements.
-    let a0 = segment.a_base + a_split;
-    let b0 = segment.b_base + (k0 - segment.start - a_split);
-    // Clamped so that unsorted input (where co-rank need not grow with rank) stays in the tile.
-    let a_len = min(remaining(a_end, a_split), count);
-    let b_len = count - a_len;
+    let g = group_index(workgroup_id, num_workgroups);
+    if g * TILE >= total { return; }
+    let range = tile_range(g, total);
+    load_range(range, lid);
+    stage_loaded(range, lid);
+    merge_staged(range, lid);
+}
 
-    // Every load of the invocation is issued before its first store to workgroup memory, so all
-    // of them are in flight at once and the load costs one memory latency, not one per item.
-    var loaded: array<Key, MAX_ITEMS>;
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        let x = r * WORKGROUP_SIZE + lid;
-        if x < a_len {
-            loaded[r] = a_keys[a0 + x];
-        } else if x < count {
-            loaded[r] = b_keys[b0 + x - a_len];
+// params.tiles_per_group consecutive tiles per workgroup. Each tile's loads are issued before the
+// previous tile is merged, so memory stays busy while the workgroup merges; this pays for long
+// keys-only merges (docs/benchmarks.md, run 19), while a workgroup per tile (merge_path) is
+// better for short ones and for pairs, which need the registers.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn merge_path_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+                    @builtin(num_workgroups) num_workgroups: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let total = params.a_len + params.b_len;
+    let tiles = (total + TILE - 1u) / TILE;
+    var g = group_index(workgroup_id, num_workgroups) * params.tiles_per_group;
+    if g >= tiles { return; }
+    let last = min(g + params.tiles_per_group, tiles) - 1u;
+    var range = tile_range(g, total);
+    load_range(range, lid);
+    loop {
+        stage_loaded(range, lid);
+        var next = range;
+        if g < last {
+            next = tile_range(g + 1u, total);
+            load_range(next, lid);
         }
+        merge_staged(range, lid);
+        if g >= last { break; }
+        // Everyone has written this tile's outputs before the next tile overwrites it.
+        workgroupBarrier();
+        range = next;
+        g += 1u;
     }
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        let x = r * WORKGROUP_SIZE + lid;
-        if x < count { tile[x] = loaded[r]; }
-    }
-    a_count = a_len;
-    workgroupBarrier();
-
-    let d0 = min(lid * ITEMS_PER_THREAD, count);
-    let d1 = min(d0 + ITEMS_PER_THREAD, count);
-    merge_tile(d0, d1, a_len, b_len);
-    store_merged(d0, d1 - d0);
-    workgroupBarrier();
-
-    write_back(lid, k0, count, a_len, a0, b0);
 }

@@ -101,6 +101,11 @@ impl Algorithm {
     }
 }
 
+/// Tiles each workgroup merges in long keys-only merge-path merges (at least [`LARGE_MERGE_LEN`]
+/// keys), loading each while it merges the one before, unless
+/// [`MergeOptions::tiles_per_workgroup`] says otherwise.
+pub const MERGE_PATH_TILES_PER_WORKGROUP: u32 = 4;
+
 /// Merges at least this long use [`Algorithm::large_shape`] where the device allows it.
 pub const LARGE_MERGE_LEN: usize = 1 << 24;
 
@@ -127,8 +132,9 @@ pub struct MergeOptions {
     /// Outputs each invocation merges per step (1..=[`MAX_ITEMS_PER_THREAD`]); the tiled kernels'
     /// tile holds `workgroup_size * items_per_thread` keys of each input.
     pub items_per_thread: Option<u32>,
-    /// Tiled kernels: output tiles each workgroup merges (1..=[`MAX_TILES_PER_WORKGROUP`]);
-    /// `None` chooses from the input size.
+    /// Tiled kernels and merge path: output tiles each workgroup merges
+    /// (1..=[`MAX_TILES_PER_WORKGROUP`]); `None` chooses from the input size (merge path: one,
+    /// or [`MERGE_PATH_TILES_PER_WORKGROUP`] for long keys-only merges).
     pub tiles_per_workgroup: Option<u32>,
     /// Slice forms: the most merged keys one piece may hold. Inputs whose merge is longer are
     /// split by co-rank into pieces that are uploaded, merged and read back one after another,
@@ -261,8 +267,9 @@ pub(crate) struct MergePlan {
     pub(crate) kernel: Kernel,
     pub(crate) config: PipelineConfig,
     pub(crate) params: MergeParams,
-    /// Workgroups of the merge dispatch, before folding.
-    pub(crate) groups: u32,
+    /// Output tiles of `workgroup_size * items_per_thread` keys (merge path co-ranks the
+    /// boundary of each).
+    pub(crate) tiles: u32,
     pub(crate) dispatch: (u32, u32),
     /// Merge path's partition pass: workgroups, folded.
     pub(crate) partition_dispatch: Option<(u32, u32)>,
@@ -661,6 +668,15 @@ impl Gpu {
                 )))
             }
             Some(t) => t,
+            // Long keys-only merges keep memory busy while they merge (docs/benchmarks.md,
+            // run 19); pairs need the registers.
+            None if kernel == Kernel::MergePath => {
+                if value_size == 0 && total >= LARGE_MERGE_LEN {
+                    MERGE_PATH_TILES_PER_WORKGROUP
+                } else {
+                    1
+                }
+            }
             // Enough tiles per workgroup to amortise its co-rank, while keeping about 4096
             // workgroups to fill a large GPU.
             None => (total as u64)
@@ -668,19 +684,24 @@ impl Gpu {
                 .div_ceil(4096)
                 .clamp(1, 16) as u32,
         };
-        // Only the tiled kernels step through several tiles per workgroup.
-        let steps_through_tiles = matches!(kernel, Kernel::MergeTiled | Kernel::MergeCircular);
-        let per_group = if steps_through_tiles {
-            per_step * u64::from(tiles_per_group)
-        } else {
-            per_step
+        let kernel = match kernel {
+            Kernel::MergePath if tiles_per_group > 1 => Kernel::MergePathTiles,
+            Kernel::MergePath => Kernel::MergePath,
+            _ => kernel,
         };
-        let groups =
-            u32::try_from((total as u64).div_ceil(per_group)).map_err(|_| Error::TooLarge {
+        let tiles =
+            u32::try_from((total as u64).div_ceil(per_step)).map_err(|_| Error::TooLarge {
                 what: "workgroups in one dispatch",
                 len: total,
                 max: max_len,
             })?;
+        // Only the tiled kernels and merge_path_tiles step through several tiles per workgroup.
+        let workgroups = match kernel {
+            Kernel::MergeTiled | Kernel::MergeCircular | Kernel::MergePathTiles => {
+                tiles.div_ceil(tiles_per_group)
+            }
+            _ => tiles,
+        };
         Ok(MergePlan {
             kernel,
             config,
@@ -690,12 +711,12 @@ impl Gpu {
                 tiles_per_group,
                 run_len: 0,
             },
-            groups,
-            dispatch: self.dispatch_shape(groups)?,
-            // One invocation per workgroup boundary, the last one included.
+            tiles,
+            dispatch: self.dispatch_shape(workgroups)?,
+            // One invocation per tile boundary, the last one included.
             partition_dispatch: match kernel {
-                Kernel::MergePath => {
-                    Some(self.dispatch_shape((groups + 1).div_ceil(workgroup_size))?)
+                Kernel::MergePath | Kernel::MergePathTiles => {
+                    Some(self.dispatch_shape((tiles + 1).div_ceil(workgroup_size))?)
                 }
                 _ => None,
             },
@@ -717,7 +738,7 @@ impl Gpu {
         }
         let splits = plan
             .partition_dispatch
-            .map(|_| scratch.splits(&self.device, (u64::from(plan.groups) + 1) * 4));
+            .map(|_| scratch.splits(&self.device, (u64::from(plan.tiles) + 1) * 4));
         let bind_groups = self.checked(|| {
             self.merge_bind_groups(
                 scratch.params.as_entire_binding(),

@@ -70,8 +70,11 @@ pub enum Kernel {
     MergeCircular,
     /// `merge_path.wgsl`, first pass: co-rank of every workgroup boundary.
     MergePathPartition,
-    /// `merge_path.wgsl`, second pass: the merge.
+    /// `merge_path.wgsl`, second pass: the merge, one tile per workgroup.
     MergePath,
+    /// `merge_path.wgsl`, second pass: the merge, `tiles_per_group` tiles per workgroup, each
+    /// loaded while the one before merges.
+    MergePathTiles,
     /// `sort_block.wgsl`: merge sort's first pass, sorting each workgroup's tile.
     SortBlock,
     /// `copy.wgsl`: the bandwidth reference for benchmarks.
@@ -90,12 +93,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 15] = [
+    pub const ALL: [Kernel; 16] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
         Kernel::MergePathPartition,
         Kernel::MergePath,
+        Kernel::MergePathTiles,
         Kernel::SortBlock,
         Kernel::Copy,
         Kernel::Validate,
@@ -107,6 +111,14 @@ impl Kernel {
         Kernel::SetScanLocal,
         Kernel::SetScatter,
     ];
+
+    /// Whether the kernel is one of merge path's passes (composed from `merge_path.wgsl`).
+    pub fn is_merge_path(self) -> bool {
+        matches!(
+            self,
+            Kernel::MergePathPartition | Kernel::MergePath | Kernel::MergePathTiles
+        )
+    }
 
     /// Whether the kernel is one of the set operation's passes.
     pub fn is_set_operation(self) -> bool {
@@ -123,7 +135,7 @@ impl Kernel {
             Kernel::MergeBasic => MERGE_BASIC,
             Kernel::MergeTiled => MERGE_TILED,
             Kernel::MergeCircular => MERGE_CIRCULAR,
-            Kernel::MergePathPartition | Kernel::MergePath => MERGE_PATH,
+            Kernel::MergePathPartition | Kernel::MergePath | Kernel::MergePathTiles => MERGE_PATH,
             Kernel::SortBlock => SORT_BLOCK,
             Kernel::Copy => return vec![DISPATCH, COPY],
             Kernel::Validate => return vec![DISPATCH, config.key.module(), ORDER, VALIDATE],
@@ -144,7 +156,7 @@ impl Kernel {
             _ => modules.extend([VALUE_8_BYTES, VALUES]),
         }
         modules.push(kernel);
-        if self == Kernel::MergePath || self == Kernel::MergePathPartition {
+        if self.is_merge_path() {
             // What the merge stages per output: the key itself, or its slot for its value.
             modules.push(match config.value_size {
                 0 => MERGE_PATH_STAGE_KEYS,
@@ -202,8 +214,8 @@ impl Kernel {
             // Params, keys and the result have the copy's layout.
             Kernel::Copy | Kernel::Validate => &COPY,
             Kernel::MergePathPartition => &PARTITION,
-            Kernel::MergePath if with_values => &MERGE_PATH_PAIRS,
-            Kernel::MergePath => &MERGE_PATH_KEYS,
+            Kernel::MergePath | Kernel::MergePathTiles if with_values => &MERGE_PATH_PAIRS,
+            Kernel::MergePath | Kernel::MergePathTiles => &MERGE_PATH_KEYS,
             // The set operation's passes share one layout, so that one bind group serves them
             // all; their lengths are in the work buffer, so they bind no uniform.
             Kernel::SetMark(_)
@@ -238,6 +250,7 @@ impl Kernel {
             Kernel::MergeCircular => "merge_circular",
             Kernel::MergePathPartition => "merge_path_partition",
             Kernel::MergePath => "merge_path",
+            Kernel::MergePathTiles => "merge_path_tiles",
             Kernel::SortBlock => "sort_block",
             Kernel::Copy => "copy",
             Kernel::Validate => "find_unsorted",
@@ -257,8 +270,8 @@ impl Kernel {
             Kernel::MergeTiled | Kernel::MergeCircular => tile * key * 2 + 8,
             // One tile of keys, which keys-only merges reuse for their output; with values,
             // also each output's slot (4 bytes).
-            Kernel::MergePath if config.value_size == 0 => tile * key,
-            Kernel::MergePath => tile * (key + 4),
+            Kernel::MergePath | Kernel::MergePathTiles if config.value_size == 0 => tile * key,
+            Kernel::MergePath | Kernel::MergePathTiles => tile * (key + 4),
             // One tile of keys and two permutations of its slots.
             Kernel::SortBlock => tile * (key + 8),
             // The scan's slots, one per invocation, and the block count.

@@ -254,6 +254,8 @@ impl Gpu {
             order: options.order,
             workgroup_size: Some(options.workgroup_size.unwrap_or(workgroup_size)),
             items_per_thread: Some(options.items_per_thread.unwrap_or(items_per_thread)),
+            // Each pass's parameters are the sort's own, with one tile per workgroup.
+            tiles_per_workgroup: Some(1),
             ..Default::default()
         };
         // Checks the shape, merge path's workgroup memory and the storage buffers.
@@ -315,7 +317,7 @@ impl Gpu {
         }
         let params = scratch.sort_params(&self.device, slots.len() as u64);
         self.queue.write_buffer(&params, 0, &slots);
-        let splits = scratch.splits(&self.device, (u64::from(plan.merge.groups) + 1) * 4);
+        let splits = scratch.splits(&self.device, (u64::from(plan.merge.tiles) + 1) * 4);
         let params_slot = |pass: u32| {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &params,

@@ -205,12 +205,12 @@ fn tile_configurations() {
                 let m = rng.random_range(0..20_000);
                 let n = rng.random_range(0..20_000);
                 let (a, b) = shape.generate(&mut rng, m, n);
-                check_stable_pairs(
-                    &a,
-                    &b,
-                    &options,
-                    &format!("{options:?} {shape:?} m={m} n={n}"),
-                );
+                let context = format!("{options:?} {shape:?} m={m} n={n}");
+                check_stable_pairs(&a, &b, &options, &context);
+                if algorithm == Algorithm::MergePath {
+                    // Keys only: merge path stages the merged keys in the tile itself.
+                    check_merge(&a, &b, &options, &context);
+                }
             }
         }
     }

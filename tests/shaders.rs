@@ -87,6 +87,10 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
                     }
                     if algorithm == Algorithm::MergePath {
                         out.push((Kernel::MergePathPartition, keys));
+                        for value_size in [0, 4, 8] {
+                            let config = PipelineConfig { value_size, ..keys };
+                            out.push((Kernel::MergePathTiles, config));
+                        }
                         // Merge sort runs in merge path's shapes.
                         for value_size in [0, 4, 8] {
                             out.push((Kernel::SortBlock, PipelineConfig { value_size, ..keys }));
