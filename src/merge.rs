@@ -686,7 +686,6 @@ impl Gpu {
         };
         let kernel = match kernel {
             Kernel::MergePath if tiles_per_group > 1 => Kernel::MergePathTiles,
-            Kernel::MergePath => Kernel::MergePath,
             _ => kernel,
         };
         let tiles =
@@ -714,11 +713,10 @@ impl Gpu {
             tiles,
             dispatch: self.dispatch_shape(workgroups)?,
             // One invocation per tile boundary, the last one included.
-            partition_dispatch: match kernel {
-                Kernel::MergePath | Kernel::MergePathTiles => {
-                    Some(self.dispatch_shape((tiles + 1).div_ceil(workgroup_size))?)
-                }
-                _ => None,
+            partition_dispatch: if kernel.is_merge_path() {
+                Some(self.dispatch_shape((tiles + 1).div_ceil(workgroup_size))?)
+            } else {
+                None
             },
         })
     }
