@@ -40,6 +40,10 @@ struct Args {
     /// each algorithm's own.
     #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
     shapes: Vec<(u32, u32)>,
+    /// Tiles each workgroup merges (`MergeOptions::tiles_per_workgroup`), one run per value;
+    /// default: each algorithm's own choice for the size.
+    #[arg(long, value_delimiter = ',')]
+    tiles: Vec<u32>,
     /// Timed end-to-end runs per configuration (median reported); 0 runs it once, only to check
     /// the result.
     #[arg(long, default_value_t = 3)]
@@ -254,7 +258,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
         args.algorithms.iter().map(|&a| a.into()).collect()
     };
     let steps_per_size = 1
-        + args.ops.len() * configurations(&algorithms, &args.shapes).count()
+        + args.ops.len() * configurations(&algorithms, &args.shapes, &args.tiles).count()
         + if args.no_cpu { 0 } else { 4 };
     let progress = ProgressBar::new((args.sizes.len() * steps_per_size) as u64);
     progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
@@ -291,7 +295,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
                     row.correct = Some(got? == cpu::set_operation(set_operation, &a, &b));
                     rows.push(row);
                 }
-                progress.inc(configurations(&algorithms, &args.shapes).count() as u64);
+                progress.inc(configurations(&algorithms, &args.shapes, &args.tiles).count() as u64);
                 continue;
             }
             if operation == Operation::Sort {
@@ -299,7 +303,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
                 let mut row = bench_sort(&gpu, n, args)?;
                 row.percent_of_copy = Some(100.0 * row.gb_per_s / copy_gb_per_s);
                 rows.push(row);
-                progress.inc(configurations(&algorithms, &args.shapes).count() as u64);
+                progress.inc(configurations(&algorithms, &args.shapes, &args.tiles).count() as u64);
                 continue;
             }
             let want = match operation {
@@ -307,16 +311,21 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
                 Operation::Pairs => cpu::merge_pairs(&a, &a_values, &b, &b_values),
                 Operation::Sort | Operation::Set => unreachable!("handled above"),
             };
-            for (&algorithm, shape) in configurations(&algorithms, &args.shapes) {
-                let label = match shape {
-                    Some((workgroup, items)) => format!("{algorithm:?} {workgroup}x{items}"),
-                    None => format!("{algorithm:?}"),
-                };
+            for (&algorithm, shape, tiles) in configurations(&algorithms, &args.shapes, &args.tiles)
+            {
+                let mut label = format!("{algorithm:?}");
+                if let Some((workgroup, items)) = shape {
+                    label += &format!(" {workgroup}x{items}");
+                }
+                if let Some(tiles) = tiles {
+                    label += &format!(" t{tiles}");
+                }
                 progress.set_message(format!("2^{log2}: {operation:?} {label}"));
                 let options = MergeOptions {
                     algorithm,
                     workgroup_size: shape.map(|s| s.0),
                     items_per_thread: shape.map(|s| s.1),
+                    tiles_per_workgroup: tiles,
                     ..Default::default()
                 };
                 let values =
@@ -399,19 +408,27 @@ fn bench_copy(gpu: &Gpu, n: usize, repeats: usize) -> Result<Row, Box<dyn std::e
 }
 
 /// One merge configuration: GPU time on resident buffers, then end-to-end time and a check.
-/// Every algorithm with every shape asked for, or with its own when none is.
+/// Every algorithm with every shape and tile count asked for, or with its own when none is.
 fn configurations<'a>(
     algorithms: &'a [Algorithm],
     shapes: &'a [(u32, u32)],
-) -> impl Iterator<Item = (&'a Algorithm, Option<(u32, u32)>)> + 'a {
-    let shapes: Vec<Option<(u32, u32)>> = if shapes.is_empty() {
-        vec![None]
-    } else {
-        shapes.iter().copied().map(Some).collect()
-    };
-    algorithms
-        .iter()
-        .flat_map(move |a| shapes.clone().into_iter().map(move |s| (a, s)))
+    tiles: &'a [u32],
+) -> impl Iterator<Item = (&'a Algorithm, Option<(u32, u32)>, Option<u32>)> + 'a {
+    fn or_default<T: Copy>(asked: &[T]) -> Vec<Option<T>> {
+        if asked.is_empty() {
+            vec![None]
+        } else {
+            asked.iter().copied().map(Some).collect()
+        }
+    }
+    let (shapes, tiles) = (or_default(shapes), or_default(tiles));
+    algorithms.iter().flat_map(move |a| {
+        let tiles = tiles.clone();
+        shapes
+            .clone()
+            .into_iter()
+            .flat_map(move |s| tiles.clone().into_iter().map(move |t| (a, s, t)))
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
