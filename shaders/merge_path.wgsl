@@ -2,13 +2,14 @@
 // parallel, one binary search per boundary, into `splits`. merge_path then gives each workgroup
 // TILE consecutive outputs: it loads the A and B elements they come from into workgroup memory
 // with coalesced loads, every invocation co-ranks the start of its ITEMS_PER_THREAD outputs (its
-// diagonal) inside workgroup memory and merges them into registers (`merged`), and the workgroup
-// writes its outputs back coalesced. Every key is read once and written once.
+// diagonal) inside workgroup memory and merges them, and the workgroup writes its outputs back
+// coalesced. Every key is read once and written once.
 //
-// What is merged per output, where it is staged and how it is written back comes from
-// merge_path_keys.wgsl (the key, staged in the tile's own memory) or merge_path_pairs.wgsl (its
-// tile slot, for its value). ITEMS_PER_THREAD is best odd: invocations stage their outputs at that
-// stride, and an odd stride touches every memory bank once.
+// What the merge keeps of each output and how it is written back comes from merge_path_keys.wgsl
+// (the key, in registers until it goes back into the tile's own memory) or merge_path_pairs.wgsl
+// (its tile slot, straight into workgroup memory, for its key and value). ITEMS_PER_THREAD is
+// best odd: invocations store their outputs at that stride, and an odd stride touches every
+// memory bank once.
 //
 // merge_path gives each workgroup one tile; merge_path_tiles gives it several consecutive tiles
 // and loads each while merging the one before.
@@ -30,9 +31,6 @@ const MAX_ITEMS: u32 = 64u;
 var<workgroup> tile: array<Key, TILE>;
 // The invocation's loads of a tile, held until they are stored to `tile`.
 var<private> loaded: array<Key, MAX_ITEMS>;
-// What the invocation's merge produced, one stage() record per output, until store_merged()
-// puts it in workgroup memory.
-var<private> merged: array<Staged, MAX_ITEMS>;
 
 // Elements of A in the tile (B's start at this slot).
 var<private> a_count: u32;
@@ -75,22 +73,23 @@ fn segment_of(k: u32) -> Segment {
 // co_rank.wgsl's sequential merge, which calls this, is not used here: merge_tile merges.
 fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {}
 
-// Merges the tile's outputs [d0, d1) into `merged`: co_rank.wgsl's sequential merge without its
-// branches. Only the start is co-ranked: merging on from the right start point takes exactly the
-// outputs d0.. of the whole tile's merge, bounded by the tile's A and B (never beyond them, even
-// for unsorted input, as d1 <= a_len + b_len). Each step reads one key, from A or B as the step
-// decided, at an index clamped into the tile, so the invocations of a wave never split on which
-// input they read.
+// Merges the tile's outputs [d0, d1), handing each to put_output: co_rank.wgsl's sequential
+// merge without its branches. Only the start is co-ranked: merging on from the right start point
+// takes exactly the outputs d0.. of the whole tile's merge, bounded by the tile's A and B (never
+// beyond them, even for unsorted input, as d1 <= a_len + b_len). Each step reads one key, from A
+// or B as the step decided, at an index clamped into the tile, so the invocations of a wave never
+// split on which input they read. The loop runs ITEMS_PER_THREAD steps whatever d1 is (steps past
+// d1 put nothing), so the driver unrolls it.
 fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
     var i = co_rank(SPACE_TILE, d0, a_len, b_len);
     var j = d0 - i;
     var key_a = tile[min(i, TILE - 1u)];
     var key_b = tile[min(a_len + j, TILE - 1u)];
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        let k = d0 + r;
-        if k >= d1 { break; }
         let take_a = i < a_len && (j >= b_len || !key_before(key_b, key_a));
-        merged[r] = stage(select(key_b, key_a, take_a), select(a_len + j, i, take_a));
+        if d0 + r < d1 {
+            put_output(r, d0 + r, select(key_b, key_a, take_a), select(a_len + j, i, take_a));
+        }
         i += select(0u, 1u, take_a);
         j += select(1u, 0u, take_a);
         let next = tile[min(select(a_len + j, i, take_a), TILE - 1u)];
@@ -99,12 +98,16 @@ fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
     }
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
+// Invocations per workgroup of the partition pass, apart from the merge's: each invocation
+// co-ranks one boundary, and small workgroups spread the few thousand searches over every SM.
+override PARTITION_WORKGROUP_SIZE: u32 = 64u;
+
+@compute @workgroup_size(PARTITION_WORKGROUP_SIZE)
 fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                         @builtin(num_workgroups) num_workgroups: vec3<u32>,
                         @builtin(local_invocation_index) lid: u32) {
     let total = params.a_len + params.b_len;
-    let boundary = group_index(workgroup_id, num_workgroups) * WORKGROUP_SIZE + lid;
+    let boundary = group_index(workgroup_id, num_workgroups) * PARTITION_WORKGROUP_SIZE + lid;
     if boundary > (total + TILE - 1u) / TILE { return; }
     // Co-rank within the boundary's segment; a workgroup ending at its segment's end takes
     // the rest of the segment instead of reading this.

@@ -1,11 +1,13 @@
-// Merge path, keys only: the merge keeps each output's key itself, and the keys go back into the
-// tile's own workgroup memory in output order (so a workgroup needs only one tile of it), from
-// where they are written out coalesced.
+// Merge path, keys only: the merge keeps each output's key in registers, and the keys go back
+// into the tile's own workgroup memory in output order (so a workgroup needs only one tile of
+// it), from where they are written out coalesced.
 
-alias Staged = Key;
+// The invocation's merged keys, until store_merged() puts them in the tile.
+var<private> merged: array<Key, MAX_ITEMS>;
 
-fn stage(key: Key, slot: u32) -> Staged {
-    return key;
+// The r-th output of the invocation, tile output k: its key, from tile slot `slot`.
+fn put_output(r: u32, k: u32, key: Key, slot: u32) {
+    merged[r] = key;
 }
 
 // Puts the invocation's `n` merged keys at outputs d0.. of the tile, once every invocation has

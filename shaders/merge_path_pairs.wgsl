@@ -1,21 +1,17 @@
-// Merge path with values: the merge stages each output's tile slot, which gives its key and the
-// index of its value in A or B.
-
-alias Staged = u32;
+// Merge path with values: the merge records each output's tile slot in workgroup memory as it
+// goes (holding nothing in registers), which gives the output's key and the index of its value
+// in A or B.
 
 // staged[k]: the tile slot of the workgroup's k-th output.
-var<workgroup> staged: array<Staged, TILE>;
+var<workgroup> staged: array<u32, TILE>;
 
-fn stage(key: Key, slot: u32) -> Staged {
-    return slot;
+// The r-th output of the invocation, tile output k: its key, from tile slot `slot`.
+fn put_output(r: u32, k: u32, key: Key, slot: u32) {
+    staged[k] = slot;
 }
 
-// Records the invocation's `n` merged slots as outputs d0.. of the tile.
-fn store_merged(d0: u32, n: u32) {
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        if r < n { staged[d0 + r] = merged[r]; }
-    }
-}
+// The slots are in workgroup memory already.
+fn store_merged(d0: u32, n: u32) {}
 
 // Writes the workgroup's `count` outputs, ranks k0.., coalesced. The values are gathered from A
 // and B: every read is issued before the first value is written, as for the tile's keys.

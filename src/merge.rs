@@ -106,6 +106,11 @@ impl Algorithm {
 /// [`MergeOptions::tiles_per_workgroup`] says otherwise.
 pub const MERGE_PATH_TILES_PER_WORKGROUP: u32 = 4;
 
+/// Invocations per workgroup of merge path's partition pass (`PARTITION_WORKGROUP_SIZE` in
+/// `merge_path.wgsl`): one boundary each, in small workgroups that spread the searches over every
+/// compute unit.
+pub(crate) const PARTITION_WORKGROUP_SIZE: u32 = 64;
+
 /// Merges at least this long use [`Algorithm::large_shape`] where the device allows it.
 pub const LARGE_MERGE_LEN: usize = 1 << 24;
 
@@ -714,7 +719,7 @@ impl Gpu {
             dispatch: self.dispatch_shape(workgroups)?,
             // One invocation per tile boundary, the last one included.
             partition_dispatch: if kernel.is_merge_path() {
-                Some(self.dispatch_shape((tiles + 1).div_ceil(workgroup_size))?)
+                Some(self.dispatch_shape((tiles + 1).div_ceil(PARTITION_WORKGROUP_SIZE))?)
             } else {
                 None
             },

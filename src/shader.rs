@@ -349,6 +349,12 @@ impl PipelineConfig {
             let descending = self.order == Order::Descending;
             constants.push(("DESCENDING", f64::from(u8::from(descending))));
         }
+        if kernel == Kernel::MergePathPartition {
+            constants.push((
+                "PARTITION_WORKGROUP_SIZE",
+                f64::from(crate::merge::PARTITION_WORKGROUP_SIZE),
+            ));
+        }
         if let Kernel::SetMark(operation) = kernel {
             constants.push(("SET_OPERATION", f64::from(operation.index())));
         }
