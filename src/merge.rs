@@ -87,31 +87,41 @@ impl Algorithm {
         }
     }
 
-    /// The shape used instead of [`Algorithm::default_shape`] for merges of at least
-    /// [`LARGE_MERGE_LEN`] keys where the device allows it (512 invocations, and the workgroup
-    /// memory it needs): on an H100, merge path's 512 x 7 is 3-6% faster than 256 x 7 for keys
-    /// from 2^26, and 512 x 3 7-11% faster than 256 x 3 for pairs, but both are slower at 2^20
-    /// (docs/benchmarks.md).
-    pub fn large_shape(self, with_values: bool) -> Option<(u32, u32)> {
+    /// Shapes used instead of [`Algorithm::default_shape`] for merges of at least
+    /// [`LARGE_MERGE_LEN`] keys, best first: the first the device has room for (invocations per
+    /// workgroup and workgroup memory) is taken. On an H100 (docs/benchmarks.md, runs 22-23),
+    /// merge path's keys run 512 x 11 (22 KiB of workgroup memory for 32-bit keys), or 256 x 15
+    /// (15 KiB, within WebGPU's default limits) at 1-3% less; pairs run 512 x 3, 7-11% faster
+    /// than 256 x 3. Larger tiles mean fewer co-ranks in the partition pass, but beyond these
+    /// the merge itself slows (256 x 17 and 512 x 15 by 15-30%), and both are slower at 2^20.
+    pub fn large_shapes(self, with_values: bool) -> &'static [(u32, u32)] {
         match self {
-            Algorithm::MergePath if with_values => Some((512, 3)),
-            Algorithm::MergePath => Some((512, 7)),
-            _ => None,
+            Algorithm::MergePath if with_values => &[(512, 3)],
+            Algorithm::MergePath => &[(512, 11), (256, 15)],
+            _ => &[],
         }
     }
 }
 
-/// Tiles each workgroup merges in long keys-only merge-path merges (at least [`LARGE_MERGE_LEN`]
-/// keys), loading each while it merges the one before, unless
-/// [`MergeOptions::tiles_per_workgroup`] says otherwise.
-pub const MERGE_PATH_TILES_PER_WORKGROUP: u32 = 4;
+/// Tiles each merge-path workgroup merges, one after another, loading each while it merges the
+/// one before, when [`MergeOptions::tiles_per_workgroup`] is `None`: one for merges shorter than
+/// [`LARGE_MERGE_LEN`] keys, 4 from there and 8 from 2^27 keys. Measured on an H100
+/// (docs/benchmarks.md, runs 19-23): long merges gain 5-10% from 4 tiles and another 1-2% from 8
+/// at 2^28, while short ones need every workgroup they can get to fill the GPU.
+pub fn merge_path_tiles_per_workgroup(total: usize) -> u32 {
+    match total {
+        t if t >= 1 << 27 => 8,
+        t if t >= LARGE_MERGE_LEN => 4,
+        _ => 1,
+    }
+}
 
 /// Invocations per workgroup of merge path's partition pass (`PARTITION_WORKGROUP_SIZE` in
 /// `merge_path.wgsl`): one boundary each, in small workgroups that spread the searches over every
 /// compute unit.
 pub(crate) const PARTITION_WORKGROUP_SIZE: u32 = 64;
 
-/// Merges at least this long use [`Algorithm::large_shape`] where the device allows it.
+/// Merges at least this long use [`Algorithm::large_shapes`] where the device allows one.
 pub const LARGE_MERGE_LEN: usize = 1 << 24;
 
 /// How to merge. A plain struct: set the fields you need and take the rest from `Default`.
@@ -131,15 +141,15 @@ pub struct MergeOptions {
     pub algorithm: Algorithm,
     /// The order both inputs are sorted in, and the output's.
     pub order: Order,
-    /// Invocations per workgroup; `None` takes [`Algorithm::default_shape`] (or
-    /// [`Algorithm::large_shape`] for long merges, where the device allows it).
+    /// Invocations per workgroup; `None` takes [`Algorithm::default_shape`] (or one of
+    /// [`Algorithm::large_shapes`] for long merges, where the device allows it).
     pub workgroup_size: Option<u32>,
     /// Outputs each invocation merges per step (1..=[`MAX_ITEMS_PER_THREAD`]); the tiled kernels'
     /// tile holds `workgroup_size * items_per_thread` keys of each input.
     pub items_per_thread: Option<u32>,
     /// Tiled kernels and merge path: output tiles each workgroup merges
-    /// (1..=[`MAX_TILES_PER_WORKGROUP`]); `None` chooses from the input size (merge path: one,
-    /// or [`MERGE_PATH_TILES_PER_WORKGROUP`] for long keys-only merges).
+    /// (1..=[`MAX_TILES_PER_WORKGROUP`]); `None` chooses from the input size (merge path:
+    /// [`merge_path_tiles_per_workgroup`]).
     pub tiles_per_workgroup: Option<u32>,
     /// Slice forms: the most merged keys one piece may hold. Inputs whose merge is longer are
     /// split by co-rank into pieces that are uploaded, merged and read back one after another,
@@ -569,10 +579,11 @@ impl Gpu {
                     <= u64::from(limits.max_compute_workgroup_storage_size)
         };
         let with_values = value_size > 0;
-        match algorithm.large_shape(with_values) {
-            Some(large) if total >= LARGE_MERGE_LEN && fits(large) => large,
-            _ => algorithm.default_shape(key, with_values),
-        }
+        let large = algorithm.large_shapes(with_values).iter().copied();
+        large
+            .filter(|_| total >= LARGE_MERGE_LEN)
+            .find(|&shape| fits(shape))
+            .unwrap_or_else(|| algorithm.default_shape(key, with_values))
     }
 
     /// Checks a kernel shape against the device: invocations per workgroup and items per
@@ -673,15 +684,7 @@ impl Gpu {
                 )))
             }
             Some(t) => t,
-            // Long keys-only merges keep memory busy while they merge (docs/benchmarks.md,
-            // run 19); pairs need the registers.
-            None if kernel == Kernel::MergePath => {
-                if value_size == 0 && total >= LARGE_MERGE_LEN {
-                    MERGE_PATH_TILES_PER_WORKGROUP
-                } else {
-                    1
-                }
-            }
+            None if kernel == Kernel::MergePath => merge_path_tiles_per_workgroup(total),
             // Enough tiles per workgroup to amortise its co-rank, while keeping about 4096
             // workgroups to fill a large GPU.
             None => (total as u64)

@@ -47,33 +47,15 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
         for key in KeyType::ALL {
             let (workgroup, items) = algorithm.default_shape(key, false);
             let (pairs_workgroup, pairs_items) = algorithm.default_shape(key, true);
-            let (large_workgroup, large_items) = algorithm.large_shape(false).unwrap_or((1, 1));
-            let (large_pairs_workgroup, large_pairs_items) =
-                algorithm.large_shape(true).unwrap_or((1, 1));
-            let shapes: &[(u32, u32)] = if key == KeyType::U32 {
-                &[
-                    (workgroup, items),
-                    (pairs_workgroup, pairs_items),
-                    (large_workgroup, large_items),
-                    (large_pairs_workgroup, large_pairs_items),
-                    (1, 1),
-                    (4, 2),
-                    (96, 3),
-                    (256, 8),
-                    (1024, 1),
-                ]
+            let mut shapes = vec![(workgroup, items), (pairs_workgroup, pairs_items)];
+            shapes.extend(algorithm.large_shapes(false));
+            shapes.extend(algorithm.large_shapes(true));
+            shapes.extend_from_slice(if key == KeyType::U32 {
+                &[(1, 1), (4, 2), (96, 3), (256, 8), (1024, 1)]
             } else {
-                &[
-                    (workgroup, items),
-                    (pairs_workgroup, pairs_items),
-                    (large_workgroup, large_items),
-                    (large_pairs_workgroup, large_pairs_items),
-                    (1, 1),
-                    (96, 3),
-                ]
-            };
+                &[(1, 1), (96, 3)]
+            });
             // The defaults may coincide.
-            let mut shapes = shapes.to_vec();
             shapes.sort_unstable();
             shapes.dedup();
             for (workgroup_size, items_per_thread) in shapes {
