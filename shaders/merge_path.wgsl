@@ -115,7 +115,33 @@ fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let segment = segment_of(k);
     a_base = segment.a_base;
     b_base = segment.b_base;
-    splits[boundary] = co_rank(SPACE_GLOBAL, k - segment.start, segment.a_len, segment.b_len);
+    splits[boundary] = co_rank_global(k - segment.start, segment.a_len, segment.b_len);
+}
+
+// co_rank() over global memory, for the partition pass, whose cost is its loads that miss every
+// cache. The binary search runs over all of A's indices [0, m], not only over those output k
+// allows (A[i] with k - n <= i <= k): outside them the answer is known without a load, and inside
+// them the A elements of the first levels are the same for every boundary (A[m/2], then A[m/4] or
+// A[3m/4], ...), which the cache serves. Only the B element of those steps is a boundary's own.
+fn co_rank_global(k: u32, m: u32, n: u32) -> u32 {
+    let fewest = select(0u, k - n, k > n);
+    let most = min(k, m);
+    var lo = 0u;
+    var hi = m;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        // Whether fewer than mid + 1 elements of A are among the first k outputs.
+        var below = mid >= most;
+        if mid >= fewest && mid < most {
+            below = key_before(b_keys[b_base + k - 1u - mid], a_keys[a_base + mid]);
+        }
+        if below {
+            hi = mid;
+        } else {
+            lo = mid + 1u;
+        }
+    }
+    return lo;
 }
 
 // One tile's outputs and where its inputs are.
