@@ -1,5 +1,5 @@
 // Merge path in two passes. merge_path_partition co-ranks every workgroup's output boundary in
-// parallel, one binary search per boundary, into `splits`. merge_path then gives each workgroup
+// parallel, one search per boundary, into `splits`. merge_path then gives each workgroup
 // TILE consecutive outputs: it loads the A and B elements they come from into workgroup memory
 // with coalesced loads, every invocation co-ranks the start of its ITEMS_PER_THREAD outputs (its
 // diagonal) inside workgroup memory and merges them, and the workgroup writes its outputs back
@@ -38,12 +38,11 @@ var<private> a_count: u32;
 var<private> a_base: u32;
 var<private> b_base: u32;
 
+// co_rank.wgsl's accessors: merge path co-ranks only inside the tile.
 fn read_a(space: u32, i: u32) -> Key {
-    if space == SPACE_GLOBAL { return a_keys[a_base + i]; }
     return tile[i];
 }
 fn read_b(space: u32, j: u32) -> Key {
-    if space == SPACE_GLOBAL { return b_keys[b_base + j]; }
     return tile[a_count + j];
 }
 
@@ -98,50 +97,159 @@ fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
     }
 }
 
-// Invocations per workgroup of the partition pass, apart from the merge's: each invocation
-// co-ranks one boundary, and small workgroups spread the few thousand searches over every SM.
-override PARTITION_WORKGROUP_SIZE: u32 = 64u;
+// Co-rank searches that the invocations of a workgroup run together, several at once: each
+// search (a slot) has `lanes` invocations, which probe `lanes` points of its interval in one step
+// and keep the part between the last probe that is not past the co-rank and the first that is.
+// A step thus cuts the interval by lanes + 1, not 2, so a search waits on far fewer loads one
+// after another: the loads that miss every cache are what a partition costs (docs/benchmarks.md).
+// A partition workgroup uses PARTITION_WORKGROUP_SIZE / PARTITION_LANES of the slots, with at
+// least 2 lanes each.
+const SEARCH_SLOTS: u32 = 32u;
+// A search's interval is [search_lo, search_hi]; at its end search_lo is the co-rank.
+var<workgroup> search_lo: array<u32, SEARCH_SLOTS>;
+var<workgroup> search_hi: array<u32, SEARCH_SLOTS>;
+// Probes of the current step that are not past the co-rank.
+var<workgroup> search_before: array<atomic<u32>, SEARCH_SLOTS>;
 
+// Whether A[i] is not among the first k outputs of the merge of a_keys[a_base..][..m] with
+// b_keys[b_base..][..n] (for any i in [0, m]: outside [fewest, most], the indices output k allows,
+// the answer is known without a load). Searches over all of A's indices, not only those output k
+// allows, probe the same A elements in their first steps whatever k is, which the cache serves.
+fn past_co_rank(i: u32, k: u32, fewest: u32, most: u32) -> bool {
+    if i >= most { return true; }
+    if i < fewest { return false; }
+    return key_before(b_keys[b_base + k - 1u - i], a_keys[a_base + i]);
+}
+
+// The s-th of `lanes` probes that cut [lo, lo + width) into lanes + 1 parts:
+// lo + floor(s * width / (lanes + 1)), without overflowing.
+fn probe(lo: u32, width: u32, s: u32, lanes: u32) -> u32 {
+    let parts = lanes + 1u;
+    return lo + s * (width / parts) + s * (width % parts) / parts;
+}
+
+// Steps that narrow an interval of `width` + 1 candidates to one: each step leaves at most
+// floor(width / (lanes + 1)).
+fn search_steps(width: u32, lanes: u32) -> u32 {
+    var w = width;
+    var steps = 0u;
+    while w > 0u {
+        w /= lanes + 1u;
+        steps += 1u;
+    }
+    return steps;
+}
+
+// Runs `steps` steps of the workgroup's searches. Every invocation calls it, with the same
+// `steps` and `lanes`: it holds barriers. A `searching` invocation is lane `lane` of the search in
+// `slot`, for the co-rank of output k of its merge of m and n elements (a_base and b_base set),
+// in the interval the caller has put in the slot, with search_before zeroed (workgroup memory
+// is not zeroed for us, gpu.rs), before a barrier. With unsorted input the result is still within
+// that interval.
+fn search_together(searching: bool, slot: u32, lane: u32, lanes: u32, k: u32, m: u32, n: u32,
+                   steps: u32) {
+    let fewest = select(0u, k - n, k > n);
+    let most = min(k, m);
+    for (var step = 0u; step < steps; step++) {
+        if searching {
+            let lo = search_lo[slot];
+            let width = search_hi[slot] - lo;
+            if width > 0u && !past_co_rank(probe(lo, width, lane + 1u, lanes), k, fewest, most) {
+                atomicAdd(&search_before[slot], 1u);
+            }
+        }
+        workgroupBarrier();
+        if searching && lane == 0u {
+            let lo = search_lo[slot];
+            let hi = search_hi[slot];
+            // Probes 1..=before are not past the co-rank, the rest are (for sorted input).
+            let before = atomicExchange(&search_before[slot], 0u);
+            if hi > lo {
+                var new_hi = hi;
+                if before < lanes { new_hi = probe(lo, hi - lo, before + 1u, lanes); }
+                var new_lo = lo;
+                if before > 0u { new_lo = min(probe(lo, hi - lo, before, lanes) + 1u, new_hi); }
+                search_lo[slot] = new_lo;
+                search_hi[slot] = new_hi;
+            }
+        }
+        workgroupBarrier();
+    }
+}
+
+// Invocations per workgroup of the partition pass, apart from the merge's: small workgroups
+// spread the searches over every compute unit.
+override PARTITION_WORKGROUP_SIZE: u32 = 64u;
+// Invocations that search each boundary together (merge.rs: partition_lanes), 1 for alone.
+override PARTITION_LANES: u32 = 1u;
+
+// Co-ranks the boundaries of the merge's tiles into `splits`.
 @compute @workgroup_size(PARTITION_WORKGROUP_SIZE)
 fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                         @builtin(num_workgroups) num_workgroups: vec3<u32>,
                         @builtin(local_invocation_index) lid: u32) {
+    let group = group_index(workgroup_id, num_workgroups);
+    if PARTITION_LANES <= 1u {
+        partition_alone(group * PARTITION_WORKGROUP_SIZE + lid);
+    } else {
+        partition_together(group, lid, PARTITION_LANES);
+    }
+}
+
+// The segment of tile boundary `boundary`, whose A and B it sets as a_base and b_base.
+fn boundary_segment(boundary: u32) -> Segment {
     let total = params.a_len + params.b_len;
-    let boundary = group_index(workgroup_id, num_workgroups) * PARTITION_WORKGROUP_SIZE + lid;
-    if boundary > (total + TILE - 1u) / TILE { return; }
-    // Co-rank within the boundary's segment; a workgroup ending at its segment's end takes
-    // the rest of the segment instead of reading this.
     let k = min(boundary * TILE, total);
     let segment = segment_of(k);
     a_base = segment.a_base;
     b_base = segment.b_base;
-    splits[boundary] = co_rank_global(k - segment.start, segment.a_len, segment.b_len);
+    return segment;
 }
 
-// co_rank() over global memory, for the partition pass, whose cost is its loads that miss every
-// cache. The binary search runs over all of A's indices [0, m], not only over those output k
-// allows (A[i] with k - n <= i <= k): outside them the answer is known without a load, and inside
-// them the A elements of the first levels are the same for every boundary (A[m/2], then A[m/4] or
-// A[3m/4], ...), which the cache serves. Only the B element of those steps is a boundary's own.
-fn co_rank_global(k: u32, m: u32, n: u32) -> u32 {
-    let fewest = select(0u, k - n, k > n);
-    let most = min(k, m);
+// One invocation per boundary, binary search.
+fn partition_alone(boundary: u32) {
+    let total = params.a_len + params.b_len;
+    if boundary > (total + TILE - 1u) / TILE { return; }
+    // Co-rank within the boundary's segment; a tile ending at its segment's end takes the rest
+    // of the segment instead of reading this.
+    let segment = boundary_segment(boundary);
+    let k = min(boundary * TILE, total) - segment.start;
+    let fewest = select(0u, k - segment.b_len, k > segment.b_len);
+    let most = min(k, segment.a_len);
     var lo = 0u;
-    var hi = m;
+    var hi = segment.a_len;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
-        // Whether fewer than mid + 1 elements of A are among the first k outputs.
-        var below = mid >= most;
-        if mid >= fewest && mid < most {
-            below = key_before(b_keys[b_base + k - 1u - mid], a_keys[a_base + mid]);
-        }
-        if below {
+        if past_co_rank(mid, k, fewest, most) {
             hi = mid;
         } else {
             lo = mid + 1u;
         }
     }
-    return lo;
+    splits[boundary] = lo;
+}
+
+// `lanes` invocations per boundary, searching together.
+fn partition_together(group: u32, lid: u32, lanes: u32) {
+    let total = params.a_len + params.b_len;
+    let slot = lid / lanes;
+    let lane = lid % lanes;
+    let boundary = group * (PARTITION_WORKGROUP_SIZE / lanes) + slot;
+    let searching = slot < PARTITION_WORKGROUP_SIZE / lanes
+        && boundary <= (total + TILE - 1u) / TILE;
+    let segment = boundary_segment(boundary);
+    let k = min(boundary * TILE, total) - segment.start;
+    if searching && lane == 0u {
+        search_lo[slot] = 0u;
+        search_hi[slot] = segment.a_len;
+        atomicStore(&search_before[slot], 0u);
+    }
+    workgroupBarrier();
+    // Every segment's A is at most this long.
+    let longest = select(params.a_len, params.run_len, params.run_len > 0u);
+    search_together(searching, slot, lane, lanes, k, segment.a_len, segment.b_len,
+                    search_steps(longest, lanes));
+    if searching && lane == 0u { splits[boundary] = search_lo[slot]; }
 }
 
 // One tile's outputs and where its inputs are.
@@ -153,13 +261,13 @@ struct TileRange {
     b0: u32,
 }
 
-fn tile_range(g: u32, total: u32) -> TileRange {
+// Tile g, whose first and last outputs have co-ranks a_split and a_next in their segment.
+fn tile_range(g: u32, total: u32, a_split: u32, a_next: u32) -> TileRange {
     let k0 = g * TILE;
     let count = min(TILE, total - k0);
     let segment = segment_of(k0);
     let segment_end = segment.start + segment.a_len + segment.b_len;
-    let a_split = splits[g];
-    let a_end = select(splits[g + 1u], segment.a_len, k0 + count >= segment_end);
+    let a_end = select(a_next, segment.a_len, k0 + count >= segment_end);
     // Clamped so that unsorted input (where co-rank need not grow with rank) stays in the tile.
     let a_len = min(remaining(a_end, a_split), count);
     return TileRange(k0, count, segment.a_base + a_split, a_len,
@@ -206,7 +314,7 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let total = params.a_len + params.b_len;
     let g = group_index(workgroup_id, num_workgroups);
     if g * TILE >= total { return; }
-    let range = tile_range(g, total);
+    let range = tile_range(g, total, splits[g], splits[g + 1u]);
     load_range(range, lid);
     stage_loaded(range, lid);
     merge_staged(range, lid);
@@ -214,8 +322,8 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 
 // params.tiles_per_group consecutive tiles per workgroup. Each tile's loads are issued before the
 // previous tile is merged, so memory stays busy while the workgroup merges; this pays for long
-// keys-only merges (docs/benchmarks.md, run 19), while a workgroup per tile (merge_path) is
-// better for short ones and for pairs, which need the registers.
+// merges (docs/benchmarks.md, runs 19-23), while a workgroup per tile (merge_path) is better for
+// short ones, which need every workgroup they can get.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn merge_path_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                     @builtin(num_workgroups) num_workgroups: vec3<u32>,
@@ -225,13 +333,13 @@ fn merge_path_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     var g = group_index(workgroup_id, num_workgroups) * params.tiles_per_group;
     if g >= tiles { return; }
     let last = min(g + params.tiles_per_group, tiles) - 1u;
-    var range = tile_range(g, total);
+    var range = tile_range(g, total, splits[g], splits[g + 1u]);
     load_range(range, lid);
     loop {
         stage_loaded(range, lid);
         var next = range;
         if g < last {
-            next = tile_range(g + 1u, total);
+            next = tile_range(g + 1u, total, splits[g + 1u], splits[g + 2u]);
             load_range(next, lid);
         }
         merge_staged(range, lid);

@@ -117,9 +117,33 @@ pub fn merge_path_tiles_per_workgroup(total: usize) -> u32 {
 }
 
 /// Invocations per workgroup of merge path's partition pass (`PARTITION_WORKGROUP_SIZE` in
-/// `merge_path.wgsl`): one boundary each, in small workgroups that spread the searches over every
-/// compute unit.
+/// `merge_path.wgsl`): small workgroups spread the searches over every compute unit.
 pub(crate) const PARTITION_WORKGROUP_SIZE: u32 = 64;
+/// Invocations that search each boundary together in merge path's partition pass, for a merge
+/// of `tiles` tiles (`params.partition_lanes` in `merge_path.wgsl`). Each step of a search cuts
+/// its interval by this plus one, so a search waits on fewer loads one after another, but it
+/// issues more of them. Up to a few thousand boundaries the GPU runs every search at once and
+/// waits on the latency of one: there the lanes pay (H100, run 27: 32 lanes take a 2^20 merge
+/// from 18.6 to 16.4 us, 8 lanes a 2^24 one from 84.7 to 82.3 us). Beyond that the loads are
+/// the limit, and one invocation per boundary, searching alone, is fastest.
+pub(crate) fn partition_lanes(tiles: u32) -> u32 {
+    let boundaries = tiles.saturating_add(1);
+    if boundaries > 4096 {
+        return 1;
+    }
+    // The most, a power of two up to 32, that keeps about 2^15 invocations searching.
+    let lanes = (32768 / boundaries).max(1);
+    (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
+}
+
+/// Most `partition_lanes`: a partition workgroup holds PARTITION_WORKGROUP_SIZE / lanes
+/// searches together (at least 2; `SEARCH_SLOTS` in `merge_path.wgsl` holds them).
+pub(crate) const MAX_PARTITION_LANES: u32 = 32;
+
+/// Workgroups of merge path's partition pass for `tiles` tiles.
+pub(crate) fn partition_workgroups(tiles: u32) -> u32 {
+    (tiles + 1).div_ceil(PARTITION_WORKGROUP_SIZE / partition_lanes(tiles))
+}
 
 /// Merges at least this long use [`Algorithm::large_shapes`] where the device allows one.
 pub const LARGE_MERGE_LEN: usize = 1 << 24;
@@ -720,9 +744,9 @@ impl Gpu {
             },
             tiles,
             dispatch: self.dispatch_shape(workgroups)?,
-            // One invocation per tile boundary, the last one included.
+            // partition_lanes invocations per tile boundary, the last one included.
             partition_dispatch: if kernel.is_merge_path() {
-                Some(self.dispatch_shape((tiles + 1).div_ceil(PARTITION_WORKGROUP_SIZE))?)
+                Some(self.dispatch_shape(partition_workgroups(tiles))?)
             } else {
                 None
             },
@@ -822,7 +846,7 @@ impl Gpu {
                 .filter(|e| wanted.contains(&e.binding))
                 .cloned()
                 .collect();
-            bind_group(Kernel::MergePathPartition, &partition_entries)
+            bind_group(Kernel::MergePathPartition(1), &partition_entries)
         });
         (partition, bind_group(plan.kernel, &entries))
     }
@@ -839,7 +863,7 @@ impl Gpu {
             timestamp_writes: None,
         });
         if let (Some(dispatch), Some(bind_group)) = (plan.partition_dispatch, partition) {
-            let kernel = Kernel::MergePathPartition;
+            let kernel = Kernel::MergePathPartition(partition_lanes(plan.tiles));
             pass.set_pipeline(&self.pipeline(
                 kernel,
                 PipelineConfig {

@@ -68,8 +68,9 @@ pub enum Kernel {
     MergeTiled,
     /// `merge_circular.wgsl`
     MergeCircular,
-    /// `merge_path.wgsl`, first pass: co-rank of every workgroup boundary.
-    MergePathPartition,
+    /// `merge_path.wgsl`, first pass: co-rank of every tile boundary, this many invocations
+    /// searching each (`PARTITION_LANES`; merge.rs: `partition_lanes`).
+    MergePathPartition(u32),
     /// `merge_path.wgsl`, second pass: the merge, one tile per workgroup.
     MergePath,
     /// `merge_path.wgsl`, second pass: the merge, `tiles_per_group` tiles per workgroup, each
@@ -91,13 +92,18 @@ pub enum Kernel {
     SetScatter,
 }
 
+/// Co-rank searches one workgroup of merge path's partition pass holds (`SEARCH_SLOTS` in
+/// `merge_path.wgsl`).
+const SEARCH_SLOTS: u32 = 32;
+
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 16] = [
+    pub const ALL: [Kernel; 17] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
-        Kernel::MergePathPartition,
+        Kernel::MergePathPartition(1),
+        Kernel::MergePathPartition(crate::merge::MAX_PARTITION_LANES),
         Kernel::MergePath,
         Kernel::MergePathTiles,
         Kernel::SortBlock,
@@ -116,7 +122,7 @@ impl Kernel {
     pub fn is_merge_path(self) -> bool {
         matches!(
             self,
-            Kernel::MergePathPartition | Kernel::MergePath | Kernel::MergePathTiles
+            Kernel::MergePathPartition(_) | Kernel::MergePath | Kernel::MergePathTiles
         )
     }
 
@@ -135,7 +141,9 @@ impl Kernel {
             Kernel::MergeBasic => MERGE_BASIC,
             Kernel::MergeTiled => MERGE_TILED,
             Kernel::MergeCircular => MERGE_CIRCULAR,
-            Kernel::MergePathPartition | Kernel::MergePath | Kernel::MergePathTiles => MERGE_PATH,
+            Kernel::MergePathPartition(_) | Kernel::MergePath | Kernel::MergePathTiles => {
+                MERGE_PATH
+            }
             Kernel::SortBlock => SORT_BLOCK,
             Kernel::Copy => return vec![DISPATCH, COPY],
             Kernel::Validate => return vec![DISPATCH, config.key.module(), ORDER, VALIDATE],
@@ -170,7 +178,7 @@ impl Kernel {
     pub fn has_values(self) -> bool {
         !matches!(
             self,
-            Kernel::Copy | Kernel::MergePathPartition | Kernel::Validate
+            Kernel::Copy | Kernel::MergePathPartition(_) | Kernel::Validate
         )
     }
 
@@ -213,7 +221,7 @@ impl Kernel {
         match self {
             // Params, keys and the result have the copy's layout.
             Kernel::Copy | Kernel::Validate => &COPY,
-            Kernel::MergePathPartition => &PARTITION,
+            Kernel::MergePathPartition(_) => &PARTITION,
             Kernel::MergePath | Kernel::MergePathTiles if with_values => &MERGE_PATH_PAIRS,
             Kernel::MergePath | Kernel::MergePathTiles => &MERGE_PATH_KEYS,
             // The set operation's passes share one layout, so that one bind group serves them
@@ -248,7 +256,7 @@ impl Kernel {
             Kernel::MergeBasic => "merge_basic",
             Kernel::MergeTiled => "merge_tiled",
             Kernel::MergeCircular => "merge_circular",
-            Kernel::MergePathPartition => "merge_path_partition",
+            Kernel::MergePathPartition(_) => "merge_path_partition",
             Kernel::MergePath => "merge_path",
             Kernel::MergePathTiles => "merge_path_tiles",
             Kernel::SortBlock => "sort_block",
@@ -272,6 +280,8 @@ impl Kernel {
             // also each output's slot (4 bytes).
             Kernel::MergePath | Kernel::MergePathTiles if config.value_size == 0 => tile * key,
             Kernel::MergePath | Kernel::MergePathTiles => tile * (key + 4),
+            // The co-rank searches of its boundaries: three words each.
+            Kernel::MergePathPartition(_) => u64::from(SEARCH_SLOTS) * 3 * 4,
             // One tile of keys and two permutations of its slots.
             Kernel::SortBlock => tile * (key + 8),
             // The scan's slots, one per invocation, and the block count.
@@ -279,7 +289,7 @@ impl Kernel {
             | Kernel::SetScanBlocks
             | Kernel::SetScanLocal
             | Kernel::SetScatter => u64::from(config.workgroup_size) * 4 + 4,
-            Kernel::MergeBasic | Kernel::MergePathPartition | Kernel::Copy | Kernel::Validate => 0,
+            Kernel::MergeBasic | Kernel::Copy | Kernel::Validate => 0,
         }
     }
 
@@ -349,11 +359,12 @@ impl PipelineConfig {
             let descending = self.order == Order::Descending;
             constants.push(("DESCENDING", f64::from(u8::from(descending))));
         }
-        if kernel == Kernel::MergePathPartition {
+        if let Kernel::MergePathPartition(lanes) = kernel {
             constants.push((
                 "PARTITION_WORKGROUP_SIZE",
                 f64::from(crate::merge::PARTITION_WORKGROUP_SIZE),
             ));
+            constants.push(("PARTITION_LANES", f64::from(lanes)));
         }
         if let Kernel::SetMark(operation) = kernel {
             constants.push(("SET_OPERATION", f64::from(operation.index())));
@@ -392,6 +403,22 @@ mod tests {
             crate::merge::MAX_ITEMS_PER_THREAD
         );
         assert!(source.contains(&declared), "merge_path.wgsl: {declared}");
+    }
+
+    #[test]
+    fn partition_search_slots_hold_every_boundary_of_a_workgroup() {
+        let source = MERGE_PATH.source;
+        let declared = format!("const SEARCH_SLOTS: u32 = {SEARCH_SLOTS}u;");
+        assert!(source.contains(&declared), "merge_path.wgsl: {declared}");
+        // Searches together take at least 2 lanes each.
+        assert!(crate::merge::PARTITION_WORKGROUP_SIZE / 2 <= SEARCH_SLOTS);
+        for tiles in [0, 1, 100, 584, 2979, 4095, 4096, 11915, 1 << 30] {
+            let lanes = crate::merge::partition_lanes(tiles);
+            assert!(lanes.is_power_of_two() && lanes <= crate::merge::MAX_PARTITION_LANES);
+        }
+        assert_eq!(crate::merge::partition_lanes(584), 32);
+        assert_eq!(crate::merge::partition_lanes(2979), 8);
+        assert_eq!(crate::merge::partition_lanes(11915), 1);
     }
 
     #[test]

@@ -191,6 +191,9 @@ fn tile_configurations() {
         (256, 4, 1),
         (128, 8, 16),
         (256, 8, 2),
+        // Merge path's most tiles: more inner tile boundaries than invocations, and fewer.
+        (4, 2, 32),
+        (48, 5, 9),
     ];
     for algorithm in Algorithm::ALL {
         for &(workgroup, items, tiles) in &configs {

@@ -68,7 +68,9 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
                         out.push((algorithm.kernel(), PipelineConfig { value_size, ..keys }));
                     }
                     if algorithm == Algorithm::MergePath {
-                        out.push((Kernel::MergePathPartition, keys));
+                        for lanes in [1, 2, 32] {
+                            out.push((Kernel::MergePathPartition(lanes), keys));
+                        }
                         for value_size in [0, 4, 8] {
                             let config = PipelineConfig { value_size, ..keys };
                             out.push((Kernel::MergePathTiles, config));
