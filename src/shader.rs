@@ -95,6 +95,8 @@ pub enum Kernel {
 /// Co-rank searches one workgroup of merge path's partition pass holds (`SEARCH_SLOTS` in
 /// `merge_path.wgsl`).
 const SEARCH_SLOTS: u32 = 32;
+// Searches together take at least 2 lanes each.
+const _: () = assert!(crate::merge::PARTITION_WORKGROUP_SIZE / 2 <= SEARCH_SLOTS);
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
@@ -410,8 +412,6 @@ mod tests {
         let source = MERGE_PATH.source;
         let declared = format!("const SEARCH_SLOTS: u32 = {SEARCH_SLOTS}u;");
         assert!(source.contains(&declared), "merge_path.wgsl: {declared}");
-        // Searches together take at least 2 lanes each.
-        assert!(crate::merge::PARTITION_WORKGROUP_SIZE / 2 <= SEARCH_SLOTS);
         for tiles in [0, 1, 100, 584, 2979, 4095, 4096, 11915, 1 << 30] {
             let lanes = crate::merge::partition_lanes(tiles);
             assert!(lanes.is_power_of_two() && lanes <= crate::merge::MAX_PARTITION_LANES);
