@@ -21,6 +21,7 @@ mod error;
 mod gpu;
 mod key;
 mod merge;
+mod resident;
 mod set;
 pub mod shader;
 mod sort;

@@ -187,6 +187,30 @@ pub struct MergeOptions {
     pub validate: bool,
 }
 
+impl MergeOptions {
+    /// The resident forms cannot check sortedness: the slice forms report where with a readback.
+    pub(crate) fn refuse_validate(&self) -> Result<(), Error> {
+        if self.validate {
+            return Err(Error::InvalidOptions(
+                "validate needs a readback: use the slice forms (merge_with, merge_pairs_with)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The longest piece a merge in pieces may take where the device allows `device_max` keys.
+    pub(crate) fn piece_len(&self, device_max: usize) -> Result<usize, Error> {
+        match self.max_piece_len {
+            Some(0) => Err(Error::InvalidOptions(
+                "max_piece_len must be positive".into(),
+            )),
+            Some(len) => Ok(len.min(device_max)),
+            None => Ok(device_max),
+        }
+    }
+}
+
 /// `MergeParams` in `merge_io.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -538,7 +562,8 @@ impl Gpu {
     /// The merge runs when the caller submits the encoder. Inputs, output and options are
     /// checked here; see [`MergeBuffers`] for the buffers' requirements and [`Scratch`] for the
     /// scratch. The merged length must fit one storage binding of the device
-    /// ([`Gpu::max_merge_len`]); the slice forms split longer merges into pieces.
+    /// ([`Gpu::max_merge_len`]); the slice forms and [`Gpu::merge_resident`] split longer merges
+    /// into pieces.
     pub fn encode_merge<K: Key>(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -547,12 +572,7 @@ impl Gpu {
         options: &MergeOptions,
     ) -> Result<(), Error> {
         self.check_lost()?;
-        if options.validate {
-            return Err(Error::InvalidOptions(
-                "validate needs a readback: use the slice forms (merge_with, merge_pairs_with)"
-                    .into(),
-            ));
-        }
+        options.refuse_validate()?;
         let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
         let plan = self.plan_merge(K::TYPE, buffers.a_len, buffers.b_len, value_size, options)?;
         let total = buffers.a_len + buffers.b_len;
@@ -756,7 +776,7 @@ impl Gpu {
     /// Records a planned merge. Empty inputs and absent values are bound to the placeholder.
     /// Returns [`Error::Validation`] (recording nothing) where the caller's buffers cannot be
     /// bound, such as buffers of another device.
-    fn record_merge(
+    pub(crate) fn record_merge(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
@@ -899,15 +919,7 @@ impl Gpu {
         let device_max = self
             .max_merge_len(K::TYPE, value_size)
             .min(self.max_readback_len(K::TYPE.size() + value_size, 8));
-        let piece_len = match options.max_piece_len {
-            Some(0) => {
-                return Err(Error::InvalidOptions(
-                    "max_piece_len must be positive".into(),
-                ))
-            }
-            Some(len) => len.min(device_max),
-            None => device_max,
-        };
+        let piece_len = options.piece_len(device_max)?;
         // Check the options (and that the device can run this merge at all) before any work.
         self.plan_merge(K::TYPE, 0, 0, value_size, options)?;
         if total == 0 {

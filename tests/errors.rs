@@ -433,6 +433,11 @@ fn validate_is_refused_by_the_resident_form() {
         matches!(result, Err(Error::InvalidOptions(_))),
         "{result:?}"
     );
+    let result = gpu.merge_resident::<u32>(&buffers, &options);
+    assert!(
+        matches!(result, Err(Error::InvalidOptions(_))),
+        "{result:?}"
+    );
 }
 
 #[test]

@@ -1,11 +1,11 @@
 //! Every key type, both orders, keys and pairs with 4- and 8-byte values, on every algorithm;
-//! and merges longer than one piece.
+//! and merges longer than one piece, from host memory and GPU-resident.
 
 mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{cpu, Algorithm, MergeOptions, Order};
+use wgmerge::{cpu, Algorithm, Error, Gpu, MergeBuffers, MergeOptions, Order, ValueBuffers};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -144,6 +144,194 @@ fn merges_longer_than_a_binding_go_in_pieces() {
             }
         }
     }
+}
+
+/// A buffer of `gpu` holding `data`, with the usages merge_resident's pieces need.
+fn resident_buffer<T: bytemuck::Pod>(gpu: &Gpu, data: &[T]) -> wgpu::Buffer {
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    resident_buffer_with(gpu, data, usage)
+}
+
+fn resident_buffer_with<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    data: &[T],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    let bytes: &[u8] = bytemuck::cast_slice(data);
+    let buffer = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test resident"),
+        size: (bytes.len() as u64).max(8),
+        usage,
+        mapped_at_creation: false,
+    });
+    if !bytes.is_empty() {
+        gpu.queue().write_buffer(&buffer, 0, bytes);
+    }
+    buffer
+}
+
+/// The first `len` elements of a `COPY_SRC` buffer of `gpu`.
+fn read_resident<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, len: usize) -> Vec<T> {
+    let bytes = (len * std::mem::size_of::<T>()) as u64;
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes.max(8),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    if bytes > 0 {
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+    }
+    gpu.queue().submit([encoder.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let mapped = staging.get_mapped_range(..).unwrap();
+    bytemuck::pod_collect_to_vec(&mapped[..bytes as usize])
+}
+
+/// Merges resident pairs with provenance values on `gpu` and compares keys and values with the
+/// reference (whose values prove stability and that nothing was lost or duplicated).
+fn check_resident<K: TestKey, V: Provenance>(
+    gpu: &Gpu,
+    a: &[K],
+    b: &[K],
+    options: &MergeOptions,
+    context: &str,
+) {
+    let (a_values, b_values) = provenances::<V>(a.len(), b.len());
+    let total = a.len() + b.len();
+    let (a_keys, b_keys) = (resident_buffer(gpu, a), resident_buffer(gpu, b));
+    let (a_vals, b_vals) = (
+        resident_buffer(gpu, &a_values),
+        resident_buffer(gpu, &b_values),
+    );
+    // One element more than the merge, which must stay as it was.
+    let out = resident_buffer(gpu, &vec![K::zeroed(); total + 1]);
+    let out_values = resident_buffer(gpu, &vec![V::zeroed(); total + 1]);
+    let buffers = MergeBuffers {
+        a: &a_keys,
+        a_len: a.len(),
+        b: &b_keys,
+        b_len: b.len(),
+        out: &out,
+        values: Some(ValueBuffers {
+            a: &a_vals,
+            b: &b_vals,
+            out: &out_values,
+            value_size: std::mem::size_of::<V>() as u32,
+        }),
+    };
+    gpu.merge_resident::<K>(&buffers, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let (want_keys, want_values) =
+        cpu::merge_pairs_ordered(a, &a_values, b, &b_values, options.order);
+    let keys: Vec<K> = read_resident(gpu, &out, total + 1);
+    let values: Vec<V> = read_resident(gpu, &out_values, total + 1);
+    assert_same_keys(&keys[..total], &want_keys, context);
+    assert_same(&values[..total], &want_values, context);
+    assert_eq!(
+        keys[total].bits(),
+        K::zeroed().bits(),
+        "{context}: past the end"
+    );
+    assert_eq!(values[total], V::zeroed(), "{context}: value past the end");
+
+    // Keys only, into a fresh output.
+    let out = resident_buffer(gpu, &vec![K::zeroed(); total]);
+    let keys_only = MergeBuffers {
+        out: &out,
+        values: None,
+        ..buffers
+    };
+    gpu.merge_resident::<K>(&keys_only, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let keys: Vec<K> = read_resident(gpu, &out, total);
+    assert_same_keys(&keys, &want_keys, context);
+}
+
+#[test]
+fn resident_merges_longer_than_a_binding_go_in_pieces() {
+    let mut rng = rng("resident_merges_longer_than_a_binding_go_in_pieces");
+    // 4 KiB bindings: 1024 u32 keys, 512 u64 keys or keys with 8-byte values per piece.
+    let gpu = gpu_with_limits(|l| wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..l
+    });
+    for algorithm in [Algorithm::MergePath, Algorithm::Basic] {
+        for order in ORDERS {
+            let options = MergeOptions {
+                algorithm,
+                order,
+                ..Default::default()
+            };
+            for shape in Shape::ALL {
+                let (m, n) = (rng.random_range(0..6_000), rng.random_range(0..6_000));
+                let context = format!("resident {algorithm:?} {order:?} {shape:?} m={m} n={n}");
+                let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
+                check_resident::<u32, u64>(&gpu, &a, &b, &options, &context);
+                let (a, b) = shape.keys::<f32>(&mut rng, n, m, order);
+                check_resident::<f32, u32>(&gpu, &a, &b, &options, &context);
+                let (a, b) = shape.keys::<i64>(&mut rng, m, n / 3, order);
+                check_resident::<i64, u32>(&gpu, &a, &b, &options, &context);
+            }
+        }
+    }
+    // Sizes at and around one piece, and either side empty.
+    let options = MergeOptions::default();
+    for (m, n) in [
+        (0, 0),
+        (0, 5000),
+        (5000, 0),
+        (1024, 0),
+        (1000, 24),
+        (1000, 25),
+        (513, 512),
+    ] {
+        let (a, b) = Shape::Uniform.keys::<u32>(&mut rng, m, n, Order::Ascending);
+        check_resident::<u32, u32>(&gpu, &a, &b, &options, &format!("resident m={m} n={n}"));
+    }
+}
+
+#[test]
+fn resident_pieces_follow_max_piece_len_and_need_copy_usages() {
+    let mut rng = rng("resident_pieces_follow_max_piece_len");
+    let gpu = gpu();
+    let (a, b) = Shape::HeavyDuplicates.keys::<u32>(&mut rng, 30_000, 20_001, Order::Ascending);
+    let options = MergeOptions {
+        max_piece_len: Some(7_000),
+        ..Default::default()
+    };
+    check_resident::<u32, u32>(gpu, &a, &b, &options, "max_piece_len 7000");
+    // Pieces copy from the inputs: without COPY_SRC that is an error, not a wrong answer.
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+    let a_keys = resident_buffer_with(gpu, &a, usage);
+    let b_keys = resident_buffer(gpu, &b);
+    let out = resident_buffer(gpu, &vec![0u32; a.len() + b.len()]);
+    let buffers = MergeBuffers {
+        a: &a_keys,
+        a_len: a.len(),
+        b: &b_keys,
+        b_len: b.len(),
+        out: &out,
+        values: None,
+    };
+    let result = gpu.merge_resident::<u32>(&buffers, &options);
+    assert!(
+        matches!(result, Err(Error::MissingUsage { buffer: "a", .. })),
+        "{result:?}"
+    );
+    // One piece needs no copies.
+    gpu.merge_resident::<u32>(&buffers, &MergeOptions::default())
+        .unwrap();
+    assert_same(
+        &read_resident::<u32>(gpu, &out, a.len() + b.len()),
+        &cpu::merge(&a, &b),
+        "one piece",
+    );
 }
 
 #[test]

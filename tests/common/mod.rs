@@ -365,6 +365,14 @@ pub fn provenance(from_b: bool, index: usize) -> u32 {
     u32::new(from_b, index)
 }
 
+/// Provenance values of inputs of `m` and `n` elements.
+pub fn provenances<V: Provenance>(m: usize, n: usize) -> (Vec<V>, Vec<V>) {
+    (
+        (0..m).map(|i| V::new(false, i)).collect(),
+        (0..n).map(|i| V::new(true, i)).collect(),
+    )
+}
+
 /// Merges pairs whose values are provenance and proves, without the CPU reference, that the
 /// merge is stable and lost or duplicated nothing; then also compares with the reference.
 pub fn check_stable_pairs_on<K: TestKey, V: Provenance>(
@@ -374,8 +382,7 @@ pub fn check_stable_pairs_on<K: TestKey, V: Provenance>(
     options: &MergeOptions,
     context: &str,
 ) {
-    let a_values: Vec<V> = (0..a.len()).map(|i| V::new(false, i)).collect();
-    let b_values: Vec<V> = (0..b.len()).map(|i| V::new(true, i)).collect();
+    let (a_values, b_values) = provenances::<V>(a.len(), b.len());
     let (keys, values) = gpu
         .merge_pairs_with(a, &a_values, b, &b_values, options)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
