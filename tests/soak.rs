@@ -113,8 +113,9 @@ fn thousands_of_operations_leak_nothing() {
                 );
             }
             _ => {
-                // The resident form, with buffers created and dropped here: it exercises
-                // allocation and release; its results are checked in tests/merge.rs.
+                // The resident forms, with buffers created and dropped here: they exercise
+                // allocation and release (merge_resident's piece buffers too, with pieces);
+                // their results are checked in tests/merge.rs and tests/keys.rs.
                 let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
                 let options = MergeOptions {
                     validate: false,
@@ -128,7 +129,9 @@ fn thousands_of_operations_leak_nothing() {
                         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                             label: None,
                             contents: bytemuck::cast_slice(&contents),
-                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                            usage: wgpu::BufferUsages::STORAGE
+                                | wgpu::BufferUsages::COPY_SRC
+                                | wgpu::BufferUsages::COPY_DST,
                         })
                 };
                 let (a_buffer, b_buffer, out) = (buffer(&a, 0), buffer(&b, 0), buffer(&[], m + n));
@@ -142,8 +145,14 @@ fn thousands_of_operations_leak_nothing() {
                     out: &out,
                     values: None,
                 };
-                gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &options)
-                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                // Not with the tiniest pieces: each cut is a search that reads keys back.
+                if options.max_piece_len.is_some_and(|len| len >= 1000) {
+                    gpu.merge_resident::<u32>(&buffers, &options)
+                        .unwrap_or_else(|e| panic!("{context}: {e}"));
+                } else {
+                    gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &options)
+                        .unwrap_or_else(|e| panic!("{context}: {e}"));
+                }
                 gpu.queue().submit([encoder.finish()]);
                 most_buffers_seen = most_buffers_seen.max(live_objects(gpu)[0]);
                 gpu.device()
