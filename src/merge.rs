@@ -120,7 +120,7 @@ pub fn merge_path_tiles_per_workgroup(total: usize) -> u32 {
 /// `merge_path.wgsl`): small workgroups spread the searches over every compute unit.
 pub(crate) const PARTITION_WORKGROUP_SIZE: u32 = 64;
 /// Invocations that search each boundary together in merge path's partition pass, for a merge
-/// of `tiles` tiles (`params.partition_lanes` in `merge_path.wgsl`). Each step of a search cuts
+/// of `tiles` tiles (`PARTITION_LANES` in `merge_path.wgsl`). Each step of a search cuts
 /// its interval by this plus one, so a search waits on fewer loads one after another, but it
 /// issues more of them. Up to a few thousand boundaries the GPU runs every search at once and
 /// waits on the latency of one: there the lanes pay (H100, run 27: 32 lanes take a 2^20 merge
