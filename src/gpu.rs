@@ -291,6 +291,14 @@ impl Gpu {
         Ok(work())
     }
 
+    /// Waits for the work submitted so far (on the web: returns at once).
+    pub(crate) fn wait_for_submitted(&self) -> Result<(), Error> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::DeviceLost(e.to_string()))
+    }
+
     /// Maps a `MAP_READ` buffer after its copy was submitted and hands its bytes to `read`,
     /// which copies out what it needs (no copy of the whole buffer on the way).
     pub(crate) async fn read_back<R>(
@@ -304,9 +312,7 @@ impl Gpu {
         });
         // Native backends need polling to make progress; on the web this returns at once and
         // the browser runs the callback.
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::DeviceLost(e.to_string()))?;
+        self.wait_for_submitted()?;
         let mapped = receiver
             .await
             .map_err(|_| Error::DeviceLost("buffer mapping was abandoned".into()))?;

@@ -310,6 +310,38 @@ pub struct MergeBuffers<'a> {
     pub values: Option<ValueBuffers<'a>>,
 }
 
+impl<'a> MergeBuffers<'a> {
+    /// Every array, with keys of `key_size` bytes: name, buffer, elements, bytes each, and
+    /// whether it is an input.
+    pub(crate) fn arrays(
+        &self,
+        key_size: u32,
+    ) -> Vec<(&'static str, &'a wgpu::Buffer, usize, u32, bool)> {
+        let total = self.a_len + self.b_len;
+        let mut arrays = vec![
+            ("a", self.a, self.a_len, key_size, true),
+            ("b", self.b, self.b_len, key_size, true),
+            ("out", self.out, total, key_size, false),
+        ];
+        if let Some(v) = &self.values {
+            arrays.extend([
+                ("a values", v.a, self.a_len, v.value_size, true),
+                ("b values", v.b, self.b_len, v.value_size, true),
+                ("out values", v.out, total, v.value_size, false),
+            ]);
+        }
+        arrays
+    }
+
+    /// Checks that every array can be bound for its length.
+    pub(crate) fn check(&self, key_size: u32) -> Result<(), Error> {
+        for (name, buffer, len, size, _) in self.arrays(key_size) {
+            check_buffer(name, buffer, len, size)?;
+        }
+        Ok(())
+    }
+}
+
 /// Values moving with the keys in [`MergeBuffers`]: one per key of A, of B and of the output,
 /// with the same usages as the key buffers.
 #[derive(Clone, Copy, Debug)]
@@ -575,16 +607,7 @@ impl Gpu {
         options.refuse_validate()?;
         let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
         let plan = self.plan_merge(K::TYPE, buffers.a_len, buffers.b_len, value_size, options)?;
-        let total = buffers.a_len + buffers.b_len;
-        let key_size = K::TYPE.size();
-        check_buffer("a", buffers.a, buffers.a_len, key_size)?;
-        check_buffer("b", buffers.b, buffers.b_len, key_size)?;
-        check_buffer("out", buffers.out, total, key_size)?;
-        if let Some(values) = &buffers.values {
-            check_buffer("a values", values.a, buffers.a_len, value_size)?;
-            check_buffer("b values", values.b, buffers.b_len, value_size)?;
-            check_buffer("out values", values.out, total, value_size)?;
-        }
+        buffers.check(K::TYPE.size())?;
         self.record_merge(encoder, scratch, buffers, &plan)
     }
 

@@ -6,7 +6,7 @@
 //! The cut points are data, known only after the search, so this cannot be recorded into a
 //! caller's encoder ahead of time as [`Gpu::encode_merge`] is; it submits and waits.
 
-use crate::merge::{check_buffer, check_value_size, MergeBuffers, MergeOptions, ValueBuffers};
+use crate::merge::{check_value_size, MergeBuffers, MergeOptions, ValueBuffers};
 use crate::{Error, Gpu, Key, Order};
 
 /// Probes each co-rank search reads back per round trip: a round cuts the search's interval by
@@ -42,10 +42,8 @@ impl Gpu {
         self.plan_merge(K::TYPE, 0, 0, value_size, options)?;
         let key_size = K::TYPE.size();
         let total = buffers.a_len + buffers.b_len;
-        let arrays = arrays(buffers, key_size);
-        for &(name, buffer, len, size, _) in &arrays {
-            check_buffer(name, buffer, len, size)?;
-        }
+        let arrays = buffers.arrays(key_size);
+        buffers.check(key_size)?;
         let piece_len = options.piece_len(self.max_merge_len(K::TYPE, value_size))?;
         if total <= piece_len {
             let scratch = self.create_scratch();
@@ -248,31 +246,7 @@ impl Gpu {
 
     /// Waits for the submitted work, turning a lost device into an [`Error`].
     fn wait(&self) -> Result<(), Error> {
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::DeviceLost(e.to_string()))?;
+        self.wait_for_submitted()?;
         self.check_lost()
     }
-}
-
-/// Every array of `buffers`, with keys of `key_size` bytes: name, buffer, elements, bytes each,
-/// and whether it is an input.
-fn arrays<'a>(
-    buffers: &MergeBuffers<'a>,
-    key_size: u32,
-) -> Vec<(&'static str, &'a wgpu::Buffer, usize, u32, bool)> {
-    let total = buffers.a_len + buffers.b_len;
-    let mut arrays = vec![
-        ("a", buffers.a, buffers.a_len, key_size, true),
-        ("b", buffers.b, buffers.b_len, key_size, true),
-        ("out", buffers.out, total, key_size, false),
-    ];
-    if let Some(v) = &buffers.values {
-        arrays.extend([
-            ("a values", v.a, buffers.a_len, v.value_size, true),
-            ("b values", v.b, buffers.b_len, v.value_size, true),
-            ("out values", v.out, total, v.value_size, false),
-        ]);
-    }
-    arrays
 }

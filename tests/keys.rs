@@ -171,28 +171,6 @@ fn resident_buffer_with<T: bytemuck::Pod>(
     buffer
 }
 
-/// The first `len` elements of a `COPY_SRC` buffer of `gpu`.
-fn read_resident<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, len: usize) -> Vec<T> {
-    let bytes = (len * std::mem::size_of::<T>()) as u64;
-    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: bytes.max(8),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    if bytes > 0 {
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-    }
-    gpu.queue().submit([encoder.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
-    gpu.device()
-        .poll(wgpu::PollType::wait_indefinitely())
-        .unwrap();
-    let mapped = staging.get_mapped_range(..).unwrap();
-    bytemuck::pod_collect_to_vec(&mapped[..bytes as usize])
-}
-
 /// Merges resident pairs with provenance values on `gpu` and compares keys and values with the
 /// reference (whose values prove stability and that nothing was lost or duplicated).
 fn check_resident<K: TestKey, V: Provenance>(
@@ -229,8 +207,8 @@ fn check_resident<K: TestKey, V: Provenance>(
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     let (want_keys, want_values) =
         cpu::merge_pairs_ordered(a, &a_values, b, &b_values, options.order);
-    let keys: Vec<K> = read_resident(gpu, &out, total + 1);
-    let values: Vec<V> = read_resident(gpu, &out_values, total + 1);
+    let keys: Vec<K> = read_buffer_on(gpu, &out, total + 1);
+    let values: Vec<V> = read_buffer_on(gpu, &out_values, total + 1);
     assert_same_keys(&keys[..total], &want_keys, context);
     assert_same(&values[..total], &want_values, context);
     assert_eq!(
@@ -249,7 +227,7 @@ fn check_resident<K: TestKey, V: Provenance>(
     };
     gpu.merge_resident::<K>(&keys_only, options)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
-    let keys: Vec<K> = read_resident(gpu, &out, total);
+    let keys: Vec<K> = read_buffer_on(gpu, &out, total);
     assert_same_keys(&keys, &want_keys, context);
 }
 
@@ -328,7 +306,7 @@ fn resident_pieces_follow_max_piece_len_and_need_copy_usages() {
     gpu.merge_resident::<u32>(&buffers, &MergeOptions::default())
         .unwrap();
     assert_same(
-        &read_resident::<u32>(gpu, &out, a.len() + b.len()),
+        &read_buffer_on::<u32>(gpu, &out, a.len() + b.len()),
         &cpu::merge(&a, &b),
         "one piece",
     );

@@ -453,18 +453,27 @@ pub fn storage_buffer(data: &[u32]) -> wgpu::Buffer {
 
 /// The first `len` words of a `COPY_SRC` buffer of the test GPU.
 pub fn read_buffer(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
-    let device = gpu().device();
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+    read_buffer_on(gpu(), buffer, len)
+}
+
+/// The first `len` elements of a `COPY_SRC` buffer of `gpu`.
+pub fn read_buffer_on<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, len: usize) -> Vec<T> {
+    let bytes = (len * std::mem::size_of::<T>()) as u64;
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: None,
-        size: (len as u64 * 4).max(4),
+        size: bytes.max(8),
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, len as u64 * 4);
-    gpu().queue().submit([encoder.finish()]);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    if bytes > 0 {
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+    }
+    gpu.queue().submit([encoder.finish()]);
     staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
-    device.poll(wgpu::PollType::wait_indefinitely()).unwrap();
-    let out: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
-    out[..len].to_vec()
+    gpu.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let mapped = staging.get_mapped_range(..).unwrap();
+    bytemuck::pod_collect_to_vec(&mapped[..bytes as usize])
 }
