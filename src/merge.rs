@@ -603,12 +603,23 @@ impl Gpu {
         buffers: &MergeBuffers<'_>,
         options: &MergeOptions,
     ) -> Result<(), Error> {
-        self.check_lost()?;
-        options.refuse_validate()?;
-        let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
+        let value_size = self.check_resident_merge(buffers, options)?;
         let plan = self.plan_merge(K::TYPE, buffers.a_len, buffers.b_len, value_size, options)?;
         buffers.check(K::TYPE.size())?;
         self.record_merge(encoder, scratch, buffers, &plan)
+    }
+
+    /// What every merge of GPU-resident buffers checks before any work: the device is not lost,
+    /// validation is not asked for (it reads the inputs on the host), and the value size, which it
+    /// returns.
+    pub(crate) fn check_resident_merge(
+        &self,
+        buffers: &MergeBuffers<'_>,
+        options: &MergeOptions,
+    ) -> Result<u32, Error> {
+        self.check_lost()?;
+        options.refuse_validate()?;
+        check_value_size(buffers.values.map_or(0, |v| v.value_size))
     }
 
     /// The longest merge (in keys) one dispatch can do on this device for `key` keys with values

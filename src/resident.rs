@@ -6,7 +6,7 @@
 //! The cut points are data, known only after the search, so this cannot be recorded into a
 //! caller's encoder ahead of time as [`Gpu::encode_merge`] is; it submits and waits.
 
-use crate::merge::{check_value_size, MergeBuffers, MergeOptions, ValueBuffers};
+use crate::merge::{MergeBuffers, MergeOptions, ValueBuffers};
 use crate::{Error, Gpu, Key, Order};
 
 /// Probes each co-rank search reads back per round trip: a round cuts the search's interval by
@@ -35,9 +35,7 @@ impl Gpu {
         buffers: &MergeBuffers<'_>,
         options: &MergeOptions,
     ) -> Result<(), Error> {
-        self.check_lost()?;
-        options.refuse_validate()?;
-        let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
+        let value_size = self.check_resident_merge(buffers, options)?;
         // Check the options (and that the device can run this merge at all) before any work.
         self.plan_merge(K::TYPE, 0, 0, value_size, options)?;
         let key_size = K::TYPE.size();
