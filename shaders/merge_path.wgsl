@@ -12,7 +12,8 @@
 // memory bank once.
 //
 // merge_path gives each workgroup one tile; merge_path_tiles gives it several consecutive tiles
-// and loads each while merging the one before.
+// and loads each while merging the one before; merge_path_chunks does the same with chunks of
+// consecutive tiles that its workgroups take from a counter until none is left.
 //
 // Sort's merge passes use the same two passes on many merges at once (params.run_len): the
 // output is cut into segments, one per pair of runs, and each workgroup's tile lies in one
@@ -188,7 +189,21 @@ override PARTITION_LANES: u32 = 1u;
 fn merge_path_partition(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                         @builtin(num_workgroups) num_workgroups: vec3<u32>,
                         @builtin(local_invocation_index) lid: u32) {
+    partition_boundaries(group_index(workgroup_id, num_workgroups), lid);
+}
+
+// The same for merge_path_chunks, whose chunk counter it also zeroes (the merge pass, a later
+// dispatch, sees it zeroed).
+@compute @workgroup_size(PARTITION_WORKGROUP_SIZE)
+fn merge_path_partition_chunks(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+                               @builtin(num_workgroups) num_workgroups: vec3<u32>,
+                               @builtin(local_invocation_index) lid: u32) {
     let group = group_index(workgroup_id, num_workgroups);
+    if group == 0u && lid == 0u { atomicStore(&chunk_counter, 0u); }
+    partition_boundaries(group, lid);
+}
+
+fn partition_boundaries(group: u32, lid: u32) {
     if PARTITION_LANES <= 1u {
         partition_alone(group * PARTITION_WORKGROUP_SIZE + lid);
     } else {
@@ -348,5 +363,73 @@ fn merge_path_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         workgroupBarrier();
         range = next;
         g += 1u;
+    }
+}
+
+// Chunks taken by merge_path_chunks' workgroups so far (merge.rs binds it for that kernel only).
+@group(0) @binding(8) var<storage, read_write> chunk_counter: atomic<u32>;
+// A chunk taken by invocation 0, for the whole workgroup.
+var<workgroup> next_chunk: u32;
+// Most tiles a workgroup takes chunks up to (merge.rs: most_tiles_per_workgroup, which says
+// why: llvmpipe stops an invocation's loops after about 65,535 iterations in all). The chunks a
+// workgroup leaves go to later ones; a GPU runs about 90 tiles per workgroup of a 2^28 keys
+// merge, below this for every shape.
+fn most_tiles() -> u32 {
+    return max(16384u / (8u * ITEMS_PER_THREAD + 32u), 1u);
+}
+
+// params.tiles_per_group consecutive tiles at a time: each workgroup takes a chunk from the
+// counter, merges its tiles as merge_path_tiles does, and takes the next chunk while it merges
+// the first tile of this one, until no chunk is left. So the workgroups the device runs at once
+// share the work in one wave, whatever their number, and each loads its next tile while it
+// merges (docs/benchmarks.md, runs 32 and 37-39). One workgroup is dispatched per chunk, so every
+// chunk is taken whether or not the device runs them at once; those that find none left stop.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn merge_path_chunks(@builtin(local_invocation_index) lid: u32) {
+    let total = params.a_len + params.b_len;
+    let tiles = (total + TILE - 1u) / TILE;
+    let size = params.tiles_per_group;
+    let chunks = (tiles + size - 1u) / size;
+    if lid == 0u { next_chunk = atomicAdd(&chunk_counter, 1u); }
+    let chunk = workgroupUniformLoad(&next_chunk);
+    if chunk >= chunks { return; }
+    var g = chunk * size;
+    // The current chunk's first and last tiles, and the tiles taken so far.
+    var first = g;
+    var last = min(g + size, tiles) - 1u;
+    var taken = last + 1u - g;
+    var range = tile_range(g, total, splits[g], splits[g + 1u]);
+    load_range(range, lid);
+    loop {
+        stage_loaded(range, lid);
+        // Everyone has read next_chunk since it was last written (barriers since).
+        if lid == 0u && g == first {
+            var taking = chunks;
+            if taken + size <= most_tiles() { taking = atomicAdd(&chunk_counter, 1u); }
+            next_chunk = taking;
+        }
+        var next_g = g + 1u;
+        var more = g < last;
+        if g >= last {
+            let taking = workgroupUniformLoad(&next_chunk);
+            more = taking < chunks;
+            next_g = taking * size;
+        }
+        var next = range;
+        if more {
+            next = tile_range(next_g, total, splits[next_g], splits[next_g + 1u]);
+            load_range(next, lid);
+        }
+        merge_staged(range, lid);
+        if !more { break; }
+        // Everyone has written this tile's outputs before the next tile overwrites it.
+        workgroupBarrier();
+        if g >= last {
+            first = next_g;
+            last = min(next_g + size, tiles) - 1u;
+            taken += last + 1u - next_g;
+        }
+        range = next;
+        g = next_g;
     }
 }

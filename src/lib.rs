@@ -30,8 +30,9 @@ pub use error::{Error, Side};
 pub use gpu::Gpu;
 pub use key::{Key, KeyType, Order};
 pub use merge::{
-    merge_path_tiles_per_workgroup, Algorithm, MergeBuffers, MergeOptions, Scratch, ValueBuffers,
-    LARGE_MERGE_LEN, MAX_ITEMS_PER_THREAD, MAX_MERGED_LEN, MAX_TILES_PER_WORKGROUP,
+    merge_path_tiles_per_workgroup, most_tiles_per_workgroup, Algorithm, MergeBuffers,
+    MergeOptions, Scratch, ValueBuffers, LARGE_MERGE_LEN, MAX_ITEMS_PER_THREAD, MAX_MERGED_LEN,
+    MAX_TILES_PER_WORKGROUP,
 };
 pub use set::{SetOperation, SetOptions};
 pub use sort::{SortBuffers, SortOptions, SortValueBuffers, SORT_SHAPE};

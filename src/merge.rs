@@ -13,6 +13,16 @@ use crate::{cpu, Error, Gpu, Side};
 pub const MAX_ITEMS_PER_THREAD: u32 = 64;
 /// Largest `tiles_per_workgroup` accepted.
 pub const MAX_TILES_PER_WORKGROUP: u32 = 4096;
+
+/// Most tiles one workgroup merges with `items_per_thread` outputs per invocation and tile
+/// (`most_tiles` in `merge_path.wgsl`): [`MergeOptions::tiles_per_workgroup`] is clamped to it.
+/// llvmpipe (lavapipe) stops an invocation's loops after about 65,535 iterations in all and
+/// silently leaves the rest of its work undone (docs/benchmarks.md, run 33); a tile costs the
+/// kernels at most about `8 * items_per_thread + 32` iterations, and this keeps a workgroup
+/// within a quarter of that limit. GPUs have no such limit, and no default comes near it.
+pub fn most_tiles_per_workgroup(items_per_thread: u32) -> u32 {
+    (16384 / (8 * items_per_thread + 32)).max(1)
+}
 /// Largest merged length (keys) one dispatch handles on any device; a device's binding limits
 /// may allow fewer. The slice forms merge longer inputs piece by piece.
 pub const MAX_MERGED_LEN: usize = 1 << 30;
@@ -105,12 +115,15 @@ impl Algorithm {
 
 /// Tiles each merge-path workgroup merges, one after another, loading each while it merges the
 /// one before, when [`MergeOptions::tiles_per_workgroup`] is `None`: one for merges shorter than
-/// [`LARGE_MERGE_LEN`] keys, 4 from there and 8 from 2^27 keys. Measured on an H100
-/// (docs/benchmarks.md, runs 19-23): long merges gain 5-10% from 4 tiles and another 1-2% from 8
-/// at 2^28, while short ones need every workgroup they can get to fill the GPU.
-pub fn merge_path_tiles_per_workgroup(total: usize) -> u32 {
+/// [`LARGE_MERGE_LEN`] keys, 4 from there, and from 2^27 keys 6 for keys-only merges and 8 with
+/// values. Keys-only merges take their tiles in chunks of this many from a counter, so a
+/// workgroup goes on to further chunks while any are left. Measured on an H100
+/// (docs/benchmarks.md, runs 19-23 and 39): long merges gain 5-10% from 4 tiles and another 1-2%
+/// from 6 or 8 at 2^28, while short ones need every workgroup they can get to fill the GPU.
+pub fn merge_path_tiles_per_workgroup(total: usize, with_values: bool) -> u32 {
     match total {
-        t if t >= 1 << 27 => 8,
+        t if t >= 1 << 27 && with_values => 8,
+        t if t >= 1 << 27 => 6,
         t if t >= LARGE_MERGE_LEN => 4,
         _ => 1,
     }
@@ -173,7 +186,9 @@ pub struct MergeOptions {
     pub items_per_thread: Option<u32>,
     /// Tiled kernels and merge path: output tiles each workgroup merges
     /// (1..=[`MAX_TILES_PER_WORKGROUP`]); `None` chooses from the input size (merge path:
-    /// [`merge_path_tiles_per_workgroup`]).
+    /// [`merge_path_tiles_per_workgroup`]), at most [`most_tiles_per_workgroup`]. Merge path's
+    /// keys-only merges take tiles in chunks of this many, and a workgroup takes another chunk
+    /// while any is left, up to that most.
     pub tiles_per_workgroup: Option<u32>,
     /// Slice forms: the most merged keys one piece may hold. Inputs whose merge is longer are
     /// split by co-rank into pieces that are uploaded, merged and read back one after another,
@@ -236,6 +251,8 @@ pub struct Scratch {
     splits: std::sync::Mutex<Option<wgpu::Buffer>>,
     /// A sort's parameters, one aligned slot per pass, grown on demand.
     sort_params: std::sync::Mutex<Option<wgpu::Buffer>>,
+    /// `merge_path_chunks`' counter of the chunks taken.
+    pub(crate) chunk_counter: wgpu::Buffer,
 }
 
 impl Scratch {
@@ -587,6 +604,12 @@ impl Gpu {
             }),
             splits: Default::default(),
             sort_params: Default::default(),
+            chunk_counter: self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgmerge chunk counter"),
+                size: 4,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            }),
         }
     }
 
@@ -762,15 +785,21 @@ impl Gpu {
                 )))
             }
             Some(t) => t,
-            None if kernel == Kernel::MergePath => merge_path_tiles_per_workgroup(total),
+            None if kernel == Kernel::MergePath => {
+                merge_path_tiles_per_workgroup(total, value_size > 0)
+            }
             // Enough tiles per workgroup to amortise its co-rank, while keeping about 4096
             // workgroups to fill a large GPU.
             None => (total as u64)
                 .div_ceil(per_step)
                 .div_ceil(4096)
                 .clamp(1, 16) as u32,
-        };
+        }
+        .min(most_tiles_per_workgroup(items_per_thread));
         let kernel = match kernel {
+            // Keys-only merges take their tiles from a counter (4% faster at 2^26 on an H100),
+            // merges with values in fixed runs (chunks are 9% slower for them: run 39).
+            Kernel::MergePath if tiles_per_group > 1 && value_size == 0 => Kernel::MergePathChunks,
             Kernel::MergePath if tiles_per_group > 1 => Kernel::MergePathTiles,
             _ => kernel,
         };
@@ -782,9 +811,10 @@ impl Gpu {
             })?;
         // Only the tiled kernels and merge_path_tiles step through several tiles per workgroup.
         let workgroups = match kernel {
-            Kernel::MergeTiled | Kernel::MergeCircular | Kernel::MergePathTiles => {
-                tiles.div_ceil(tiles_per_group)
-            }
+            Kernel::MergeTiled
+            | Kernel::MergeCircular
+            | Kernel::MergePathTiles
+            | Kernel::MergePathChunks => tiles.div_ceil(tiles_per_group),
             _ => tiles,
         };
         Ok(MergePlan {
@@ -827,7 +857,7 @@ impl Gpu {
             self.merge_bind_groups(
                 scratch.params.as_entire_binding(),
                 &scratch.placeholder,
-                splits.as_ref(),
+                splits.as_ref().map(|s| (s, &scratch.chunk_counter)),
                 buffers,
                 plan,
             )
@@ -843,7 +873,7 @@ impl Gpu {
         &self,
         params: wgpu::BindingResource<'_>,
         placeholder: &wgpu::Buffer,
-        splits: Option<&wgpu::Buffer>,
+        splits: Option<(&wgpu::Buffer, &wgpu::Buffer)>,
         buffers: &MergeBuffers<'_>,
         plan: &MergePlan,
     ) -> (Option<wgpu::BindGroup>, wgpu::BindGroup) {
@@ -877,11 +907,19 @@ impl Gpu {
                 resource,
             })
             .collect();
-        if let Some(splits) = splits {
+        // Merge path's splits, and merge_path_chunks' chunk counter.
+        let chunks = plan.kernel == Kernel::MergePathChunks;
+        if let Some((splits, counter)) = splits {
             entries.push(wgpu::BindGroupEntry {
                 binding: 7,
                 resource: splits.as_entire_binding(),
             });
+            if chunks {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 8,
+                    resource: counter.as_entire_binding(),
+                });
+            }
         }
         let bind_group = |kernel: Kernel, entries: &[wgpu::BindGroupEntry<'_>]| {
             self.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -893,14 +931,15 @@ impl Gpu {
             })
         };
         let partition = plan.partition_dispatch.map(|_| {
-            // Params, A, B and the splits.
-            let wanted = [0, 1, 2, 7];
+            // Params, A, B, the splits and the chunk counter.
+            let wanted = [0, 1, 2, 7, 8];
             let partition_entries: Vec<_> = entries
                 .iter()
                 .filter(|e| wanted.contains(&e.binding))
                 .cloned()
                 .collect();
-            bind_group(Kernel::MergePathPartition(1), &partition_entries)
+            let kernel = Kernel::MergePathPartition { lanes: 1, chunks };
+            bind_group(kernel, &partition_entries)
         });
         (partition, bind_group(plan.kernel, &entries))
     }
@@ -917,7 +956,10 @@ impl Gpu {
             timestamp_writes: None,
         });
         if let (Some(dispatch), Some(bind_group)) = (plan.partition_dispatch, partition) {
-            let kernel = Kernel::MergePathPartition(partition_lanes(plan.tiles));
+            let kernel = Kernel::MergePathPartition {
+                lanes: partition_lanes(plan.tiles),
+                chunks: plan.kernel == Kernel::MergePathChunks,
+            };
             pass.set_pipeline(&self.pipeline(
                 kernel,
                 PipelineConfig {

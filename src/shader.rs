@@ -68,14 +68,23 @@ pub enum Kernel {
     MergeTiled,
     /// `merge_circular.wgsl`
     MergeCircular,
-    /// `merge_path.wgsl`, first pass: co-rank of every tile boundary, this many invocations
-    /// searching each (`PARTITION_LANES`; merge.rs: `partition_lanes`).
-    MergePathPartition(u32),
+    /// `merge_path.wgsl`, first pass: co-rank of every tile boundary, `lanes` invocations
+    /// searching each (`PARTITION_LANES`; merge.rs: `partition_lanes`); for
+    /// [`Kernel::MergePathChunks`] (`chunks`) it also zeroes the chunk counter.
+    MergePathPartition {
+        /// Invocations per boundary.
+        lanes: u32,
+        /// Whether the merge pass is [`Kernel::MergePathChunks`].
+        chunks: bool,
+    },
     /// `merge_path.wgsl`, second pass: the merge, one tile per workgroup.
     MergePath,
     /// `merge_path.wgsl`, second pass: the merge, `tiles_per_group` tiles per workgroup, each
     /// loaded while the one before merges.
     MergePathTiles,
+    /// `merge_path.wgsl`, second pass: the merge, workgroups taking chunks of `tiles_per_group`
+    /// tiles from a counter until none is left, each tile loaded while the one before merges.
+    MergePathChunks,
     /// `sort_block.wgsl`: merge sort's first pass, sorting each workgroup's tile.
     SortBlock,
     /// `copy.wgsl`: the bandwidth reference for benchmarks.
@@ -100,14 +109,25 @@ const _: () = assert!(crate::merge::PARTITION_WORKGROUP_SIZE / 2 <= SEARCH_SLOTS
 
 impl Kernel {
     /// All kernels, for tests that check every shader.
-    pub const ALL: [Kernel; 17] = [
+    pub const ALL: [Kernel; 19] = [
         Kernel::MergeBasic,
         Kernel::MergeTiled,
         Kernel::MergeCircular,
-        Kernel::MergePathPartition(1),
-        Kernel::MergePathPartition(crate::merge::MAX_PARTITION_LANES),
+        Kernel::MergePathPartition {
+            lanes: 1,
+            chunks: false,
+        },
+        Kernel::MergePathPartition {
+            lanes: crate::merge::MAX_PARTITION_LANES,
+            chunks: false,
+        },
+        Kernel::MergePathPartition {
+            lanes: 1,
+            chunks: true,
+        },
         Kernel::MergePath,
         Kernel::MergePathTiles,
+        Kernel::MergePathChunks,
         Kernel::SortBlock,
         Kernel::Copy,
         Kernel::Validate,
@@ -124,7 +144,10 @@ impl Kernel {
     pub fn is_merge_path(self) -> bool {
         matches!(
             self,
-            Kernel::MergePathPartition(_) | Kernel::MergePath | Kernel::MergePathTiles
+            Kernel::MergePathPartition { .. }
+                | Kernel::MergePath
+                | Kernel::MergePathTiles
+                | Kernel::MergePathChunks
         )
     }
 
@@ -143,9 +166,10 @@ impl Kernel {
             Kernel::MergeBasic => MERGE_BASIC,
             Kernel::MergeTiled => MERGE_TILED,
             Kernel::MergeCircular => MERGE_CIRCULAR,
-            Kernel::MergePathPartition(_) | Kernel::MergePath | Kernel::MergePathTiles => {
-                MERGE_PATH
-            }
+            Kernel::MergePathPartition { .. }
+            | Kernel::MergePath
+            | Kernel::MergePathTiles
+            | Kernel::MergePathChunks => MERGE_PATH,
             Kernel::SortBlock => SORT_BLOCK,
             Kernel::Copy => return vec![DISPATCH, COPY],
             Kernel::Validate => return vec![DISPATCH, config.key.module(), ORDER, VALIDATE],
@@ -180,7 +204,7 @@ impl Kernel {
     pub fn has_values(self) -> bool {
         !matches!(
             self,
-            Kernel::Copy | Kernel::MergePathPartition(_) | Kernel::Validate
+            Kernel::Copy | Kernel::MergePathPartition { .. } | Kernel::Validate
         )
     }
 
@@ -201,16 +225,23 @@ impl Kernel {
         ];
         const COPY: [(u32, BufferBindingType); 3] =
             [(0, BufferBindingType::Uniform), (1, READ), (2, WRITE)];
-        // Merge path adds the splits at binding 7.
-        const PARTITION: [(u32, BufferBindingType); 4] = [
+        // Merge path adds the splits at binding 7, and merge_path_chunks its chunk counter at 8.
+        const PARTITION: [(u32, BufferBindingType); 5] = [
             (0, BufferBindingType::Uniform),
             (1, READ),
             (2, READ),
             (7, WRITE),
+            (8, WRITE),
         ];
-        const MERGE_PATH_KEYS: [(u32, BufferBindingType); 5] =
-            [MERGE[0], MERGE[1], MERGE[2], MERGE[3], (7, WRITE)];
-        const MERGE_PATH_PAIRS: [(u32, BufferBindingType); 8] = [
+        const MERGE_PATH_KEYS: [(u32, BufferBindingType); 6] = [
+            MERGE[0],
+            MERGE[1],
+            MERGE[2],
+            MERGE[3],
+            (7, WRITE),
+            (8, WRITE),
+        ];
+        const MERGE_PATH_PAIRS: [(u32, BufferBindingType); 9] = [
             MERGE[0],
             MERGE[1],
             MERGE[2],
@@ -219,13 +250,17 @@ impl Kernel {
             MERGE[5],
             MERGE[6],
             (7, WRITE),
+            (8, WRITE),
         ];
         match self {
             // Params, keys and the result have the copy's layout.
             Kernel::Copy | Kernel::Validate => &COPY,
-            Kernel::MergePathPartition(_) => &PARTITION,
-            Kernel::MergePath | Kernel::MergePathTiles if with_values => &MERGE_PATH_PAIRS,
-            Kernel::MergePath | Kernel::MergePathTiles => &MERGE_PATH_KEYS,
+            Kernel::MergePathPartition { chunks: true, .. } => &PARTITION,
+            Kernel::MergePathPartition { chunks: false, .. } => &PARTITION[..4],
+            Kernel::MergePathChunks if with_values => &MERGE_PATH_PAIRS,
+            Kernel::MergePathChunks => &MERGE_PATH_KEYS,
+            Kernel::MergePath | Kernel::MergePathTiles if with_values => &MERGE_PATH_PAIRS[..8],
+            Kernel::MergePath | Kernel::MergePathTiles => &MERGE_PATH_KEYS[..5],
             // The set operation's passes share one layout, so that one bind group serves them
             // all; their lengths are in the work buffer, so they bind no uniform.
             Kernel::SetMark(_)
@@ -234,12 +269,12 @@ impl Kernel {
             | Kernel::SetScatter
                 if with_values =>
             {
-                &MERGE_PATH_PAIRS[1..]
+                &MERGE_PATH_PAIRS[1..8]
             }
             Kernel::SetMark(_)
             | Kernel::SetScanBlocks
             | Kernel::SetScanLocal
-            | Kernel::SetScatter => &MERGE_PATH_KEYS[1..],
+            | Kernel::SetScatter => &MERGE_PATH_KEYS[1..5],
             _ if with_values => &MERGE,
             _ => &MERGE[..4],
         }
@@ -258,9 +293,11 @@ impl Kernel {
             Kernel::MergeBasic => "merge_basic",
             Kernel::MergeTiled => "merge_tiled",
             Kernel::MergeCircular => "merge_circular",
-            Kernel::MergePathPartition(_) => "merge_path_partition",
+            Kernel::MergePathPartition { chunks: false, .. } => "merge_path_partition",
+            Kernel::MergePathPartition { chunks: true, .. } => "merge_path_partition_chunks",
             Kernel::MergePath => "merge_path",
             Kernel::MergePathTiles => "merge_path_tiles",
+            Kernel::MergePathChunks => "merge_path_chunks",
             Kernel::SortBlock => "sort_block",
             Kernel::Copy => "copy",
             Kernel::Validate => "find_unsorted",
@@ -282,8 +319,11 @@ impl Kernel {
             // also each output's slot (4 bytes).
             Kernel::MergePath | Kernel::MergePathTiles if config.value_size == 0 => tile * key,
             Kernel::MergePath | Kernel::MergePathTiles => tile * (key + 4),
+            // The same, and the chunk a workgroup takes next.
+            Kernel::MergePathChunks if config.value_size == 0 => tile * key + 4,
+            Kernel::MergePathChunks => tile * (key + 4) + 4,
             // The co-rank searches of its boundaries: three words each.
-            Kernel::MergePathPartition(_) => u64::from(SEARCH_SLOTS) * 3 * 4,
+            Kernel::MergePathPartition { .. } => u64::from(SEARCH_SLOTS) * 3 * 4,
             // One tile of keys and two permutations of its slots.
             Kernel::SortBlock => tile * (key + 8),
             // The scan's slots, one per invocation, and the block count.
@@ -361,7 +401,7 @@ impl PipelineConfig {
             let descending = self.order == Order::Descending;
             constants.push(("DESCENDING", f64::from(u8::from(descending))));
         }
-        if let Kernel::MergePathPartition(lanes) = kernel {
+        if let Kernel::MergePathPartition { lanes, .. } = kernel {
             constants.push((
                 "PARTITION_WORKGROUP_SIZE",
                 f64::from(crate::merge::PARTITION_WORKGROUP_SIZE),

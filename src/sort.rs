@@ -385,7 +385,7 @@ impl Gpu {
                 let groups = self.merge_bind_groups(
                     params_slot(pass + 1),
                     keys[source],
-                    Some(&splits),
+                    Some((&splits, &scratch.chunk_counter)),
                     &buffers,
                     &merge,
                 );

@@ -412,3 +412,36 @@ fn concurrent_merges_sorts_and_set_operations_from_many_threads() {
         }
     });
 }
+
+/// Long runs of tiles per workgroup, on every kernel. llvmpipe stops an invocation's loops after
+/// about 65,535 iterations in all and silently leaves the rest of its work undone, so
+/// `tiles_per_workgroup` is clamped to `most_tiles_per_workgroup`, and merge path's keys-only
+/// workgroups, which take chunks of tiles while any are left, stop taking them there (without
+/// that, two threads' workgroups would take about 1,000 tiles each here).
+#[test]
+fn many_tiles_per_workgroup() {
+    let mut rng = rng("many_tiles_per_workgroup");
+    let configs = [
+        (32, 4, 4096, 4096),
+        (32, 16, 1000, 2000),
+        (32, 16, 2, 2000),
+        (8, 64, 5, 500),
+        (1, 1, 3, 4000),
+    ];
+    for algorithm in Algorithm::ALL {
+        for (workgroup, items, tiles, tile_count) in configs {
+            let options = MergeOptions {
+                algorithm,
+                workgroup_size: Some(workgroup),
+                items_per_thread: Some(items),
+                tiles_per_workgroup: Some(tiles),
+                ..Default::default()
+            };
+            let len = (workgroup * items) as usize * tile_count + 17;
+            let (a, b) = Shape::Uniform.generate(&mut rng, len / 2, len - len / 2);
+            let context = format!("{options:?} len={len}");
+            check_merge(&a, &b, &options, &context);
+            check_stable_pairs(&a, &b, &options, &context);
+        }
+    }
+}

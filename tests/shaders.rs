@@ -69,11 +69,14 @@ fn configurations() -> Vec<(Kernel, PipelineConfig)> {
                     }
                     if algorithm == Algorithm::MergePath {
                         for lanes in [1, 2, 32] {
-                            out.push((Kernel::MergePathPartition(lanes), keys));
+                            for chunks in [false, true] {
+                                out.push((Kernel::MergePathPartition { lanes, chunks }, keys));
+                            }
                         }
                         for value_size in [0, 4, 8] {
                             let config = PipelineConfig { value_size, ..keys };
                             out.push((Kernel::MergePathTiles, config));
+                            out.push((Kernel::MergePathChunks, config));
                         }
                         // Merge sort runs in merge path's shapes.
                         for value_size in [0, 4, 8] {
