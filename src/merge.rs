@@ -797,9 +797,18 @@ impl Gpu {
         }
         .min(most_tiles_per_workgroup(items_per_thread));
         let kernel = match kernel {
-            // Keys-only merges take their tiles from a counter (4% faster at 2^26 on an H100),
-            // merges with values in fixed runs (chunks are 9% slower for them: run 39).
-            Kernel::MergePath if tiles_per_group > 1 && value_size == 0 => Kernel::MergePathChunks,
+            // Keys-only merges take their tiles from a counter (3% faster at 2^26 on an H100),
+            // where the device allows its fifth storage buffer; merges with values take fixed
+            // runs of tiles (chunks are 9% slower for them: docs/benchmarks.md, run 39).
+            Kernel::MergePath
+                if tiles_per_group > 1
+                    && value_size == 0
+                    && self
+                        .check_storage_buffers(Kernel::MergePathChunks, false)
+                        .is_ok() =>
+            {
+                Kernel::MergePathChunks
+            }
             Kernel::MergePath if tiles_per_group > 1 => Kernel::MergePathTiles,
             _ => kernel,
         };

@@ -299,6 +299,17 @@ fn every_algorithm_within_webgpu_default_limits() {
                 &wgmerge::cpu::merge(&a, &b),
                 &format!("{algorithm:?} {limits:?}"),
             );
+            // Several tiles per workgroup: merge path's keys-only chunks bind a fifth storage
+            // buffer (their counter); within 4 the fixed runs of tiles merge instead.
+            let tiled = MergeOptions {
+                tiles_per_workgroup: Some(4),
+                ..options(algorithm)
+            };
+            assert_same(
+                &gpu.merge_with(&a, &b, &tiled).unwrap(),
+                &wgmerge::cpu::merge(&a, &b),
+                &format!("{algorithm:?} 4 tiles {limits:?}"),
+            );
             let values = vec![0u32; a.len()];
             let pairs =
                 gpu.merge_pairs_with(&a, &values, &b, &values[..b.len()], &options(algorithm));
