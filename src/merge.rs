@@ -818,7 +818,8 @@ impl Gpu {
                 len: total,
                 max: max_len,
             })?;
-        // Only the tiled kernels and merge_path_tiles step through several tiles per workgroup.
+        // Only the tiled kernels, merge_path_tiles and merge_path_chunks step through several
+        // tiles per workgroup (merge_path_chunks: the dispatch has one workgroup per chunk).
         let workgroups = match kernel {
             Kernel::MergeTiled
             | Kernel::MergeCircular
