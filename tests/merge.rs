@@ -6,15 +6,21 @@ use common::*;
 use rand::Rng;
 use wgmerge::{cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ValueBuffers};
 
-/// Small tiles so that short inputs still take many steps per workgroup and wrap the rings.
-fn small_tiles(algorithm: Algorithm) -> MergeOptions {
+/// `algorithm` with workgroups of `workgroup` invocations, `items` outputs each per tile, and
+/// `tiles` tiles per workgroup.
+fn shaped(algorithm: Algorithm, workgroup: u32, items: u32, tiles: u32) -> MergeOptions {
     MergeOptions {
         algorithm,
-        workgroup_size: Some(4),
-        items_per_thread: Some(2),
-        tiles_per_workgroup: Some(3),
+        workgroup_size: Some(workgroup),
+        items_per_thread: Some(items),
+        tiles_per_workgroup: Some(tiles),
         ..Default::default()
     }
+}
+
+/// Small tiles so that short inputs still take many steps per workgroup and wrap the rings.
+fn small_tiles(algorithm: Algorithm) -> MergeOptions {
+    shaped(algorithm, 4, 2, 3)
 }
 
 #[test]
@@ -197,13 +203,7 @@ fn tile_configurations() {
     ];
     for algorithm in Algorithm::ALL {
         for &(workgroup, items, tiles) in &configs {
-            let options = MergeOptions {
-                algorithm,
-                workgroup_size: Some(workgroup),
-                items_per_thread: Some(items),
-                tiles_per_workgroup: Some(tiles),
-                ..Default::default()
-            };
+            let options = shaped(algorithm, workgroup, items, tiles);
             for shape in Shape::ALL {
                 let m = rng.random_range(0..20_000);
                 let n = rng.random_range(0..20_000);
@@ -430,13 +430,7 @@ fn many_tiles_per_workgroup() {
     ];
     for algorithm in Algorithm::ALL {
         for (workgroup, items, tiles, tile_count) in configs {
-            let options = MergeOptions {
-                algorithm,
-                workgroup_size: Some(workgroup),
-                items_per_thread: Some(items),
-                tiles_per_workgroup: Some(tiles),
-                ..Default::default()
-            };
+            let options = shaped(algorithm, workgroup, items, tiles);
             let len = (workgroup * items) as usize * tile_count + 17;
             let (a, b) = Shape::Uniform.generate(&mut rng, len / 2, len - len / 2);
             let context = format!("{options:?} len={len}");
