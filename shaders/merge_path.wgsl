@@ -370,13 +370,11 @@ fn merge_path_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 @group(0) @binding(8) var<storage, read_write> chunk_counter: atomic<u32>;
 // A chunk taken by invocation 0, for the whole workgroup.
 var<workgroup> next_chunk: u32;
-// Most tiles a workgroup takes chunks up to (merge.rs: most_tiles_per_workgroup, which says
-// why: llvmpipe stops an invocation's loops after about 65,535 iterations in all). The chunks a
-// workgroup leaves go to later ones; a GPU runs about 90 tiles per workgroup of a 2^28 keys
-// merge, below this for every shape.
-fn most_tiles() -> u32 {
-    return max(16384u / (8u * ITEMS_PER_THREAD + 32u), 1u);
-}
+// Most tiles a workgroup takes chunks up to (merge.rs: most_tiles_per_workgroup, which sets it
+// and says why: llvmpipe stops an invocation's loops after about 65,535 iterations in all). The
+// chunks a workgroup leaves go to later ones; a GPU runs about 90 tiles per workgroup of a 2^28
+// keys merge, below this for every shape.
+override MOST_TILES: u32 = 1u;
 
 // params.tiles_per_group consecutive tiles at a time: each workgroup takes a chunk from the
 // counter, merges its tiles as merge_path_tiles does, and takes the next chunk while it merges
@@ -405,7 +403,7 @@ fn merge_path_chunks(@builtin(local_invocation_index) lid: u32) {
         // Everyone has read next_chunk since it was last written (barriers since).
         if lid == 0u && g == first {
             var taking = chunks;
-            if taken + size <= most_tiles() { taking = atomicAdd(&chunk_counter, 1u); }
+            if taken + size <= MOST_TILES { taking = atomicAdd(&chunk_counter, 1u); }
             next_chunk = taking;
         }
         var next_g = g + 1u;

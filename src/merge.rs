@@ -15,7 +15,7 @@ pub const MAX_ITEMS_PER_THREAD: u32 = 64;
 pub const MAX_TILES_PER_WORKGROUP: u32 = 4096;
 
 /// Most tiles one workgroup merges with `items_per_thread` outputs per invocation and tile
-/// (`most_tiles` in `merge_path.wgsl`): [`MergeOptions::tiles_per_workgroup`] is clamped to it.
+/// (`MOST_TILES` in `merge_path.wgsl`): [`MergeOptions::tiles_per_workgroup`] is clamped to it.
 /// llvmpipe (lavapipe) stops an invocation's loops after about 65,535 iterations in all and
 /// silently leaves the rest of its work undone (docs/benchmarks.md, run 33); a tile costs the
 /// kernels at most about `8 * items_per_thread + 32` iterations, and this keeps a workgroup

@@ -408,6 +408,10 @@ impl PipelineConfig {
             ));
             constants.push(("PARTITION_LANES", f64::from(lanes)));
         }
+        if kernel == Kernel::MergePathChunks {
+            let most = crate::merge::most_tiles_per_workgroup(self.items_per_thread);
+            constants.push(("MOST_TILES", f64::from(most)));
+        }
         if let Kernel::SetMark(operation) = kernel {
             constants.push(("SET_OPERATION", f64::from(operation.index())));
         }
