@@ -8,6 +8,8 @@
 //! `--cub FILE` reads the output of `../shared/anchors/cub_bench.cu` from the same run and adds
 //! CUB's rows and the ratio to CUB. `--help` lists every option.
 
+#[path = "common/copy.rs"]
+mod copy;
 #[path = "common/timing.rs"]
 mod timing;
 
@@ -400,9 +402,9 @@ fn bench_copy(gpu: &Gpu, n: usize, repeats: usize) -> Result<Row, Box<dyn std::e
         timing::storage_buffer(gpu, &vec![1; n]),
         timing::storage_buffer(gpu, &vec![0; n]),
     );
-    let scratch = gpu.create_scratch();
+    let kernel = copy::CopyKernel::new(gpu);
     let time = timing::median_gpu_time(gpu, repeats, |encoder| {
-        gpu.encode_copy(encoder, &scratch, &from, &to, n)
+        kernel.encode(gpu, encoder, &from, &to, n)
     })?;
     Ok(Row::new("copy", "wgsl vec4 copy", None, n, time, 8.0))
 }

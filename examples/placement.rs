@@ -5,6 +5,8 @@
 //!
 //!     cargo run --release --example placement -- [--log2 26] [--rounds 4] [--repeats 5]
 
+#[path = "common/copy.rs"]
+mod copy;
 #[path = "common/timing.rs"]
 #[allow(dead_code)]
 mod timing;
@@ -26,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let gpu = Gpu::new()?;
+    let copy_kernel = copy::CopyKernel::new(&gpu);
     println!("adapter: {}", gpu.adapter_info().name);
     let n = 1usize << log2;
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
@@ -51,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let out = timing::storage_buffer(&gpu, &vec![0; n]);
             let scratch = gpu.create_scratch();
             let copy = timing::median_gpu_time(&gpu, repeats, |encoder| {
-                gpu.encode_copy(encoder, &scratch, &a_buffer, &out, n / 2)
+                copy_kernel.encode(&gpu, encoder, &a_buffer, &out, n / 2)
             })?;
             print!(
                 "{:>14} {:>8.2}",

@@ -1,6 +1,10 @@
 // Basic merge: every invocation owns ITEMS_PER_THREAD consecutive outputs, co-ranks both ends of
 // its range by binary search over global memory and merges that range sequentially.
 
+#import lib/dispatch
+#import lib/merge_io
+#import lib/co_rank
+
 fn read_a(space: u32, i: u32) -> Key { return a_keys[i]; }
 fn read_b(space: u32, j: u32) -> Key { return b_keys[j]; }
 fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) { write_output(k, key, from_a, src); }

@@ -3,6 +3,10 @@
 // freed. Co-rank and the sequential merge read the rings through the book's simplified model: a
 // logical index counted from the first unconsumed element, wrapped modulo TILE on access.
 
+#import lib/dispatch
+#import lib/merge_io
+#import lib/co_rank
+
 override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
 
 var<workgroup> ring_a: array<Key, TILE>;

@@ -4,6 +4,10 @@
 // every invocation co-ranks and merges its ITEMS_PER_THREAD outputs inside the tiles, and the
 // workgroup advances by what the step consumed.
 
+#import lib/dispatch
+#import lib/merge_io
+#import lib/co_rank
+
 override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
 
 var<workgroup> tile_a: array<Key, TILE>;

@@ -8,6 +8,10 @@
 // runs and merges them (co_rank.wgsl), writing the other half of `perm`. Ties take the earlier
 // run first, so the sort is stable.
 
+#import lib/dispatch
+#import lib/merge_io
+#import lib/co_rank
+
 override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
 override PERM_SLOTS: u32 = 2u * WORKGROUP_SIZE * ITEMS_PER_THREAD;
 

@@ -55,13 +55,30 @@ pub enum Error {
     /// The device cannot run this operation at all (for example, too few storage bindings).
     #[error("not supported on this device: {0}")]
     Unsupported(String),
-    /// An input is not sorted in the merge's order (found only with `MergeOptions::validate`).
-    #[error("input {side:?} is not sorted: key {index} comes before key {}", index - 1)]
+    /// An input is not sorted in the operation's order (found only with the `validate` options).
+    /// The message names both keys: `A[1] = 1 comes before A[0] = 3, order ascending`.
+    #[error("input {side:?} is not sorted: {side:?}[{index}] = {key} comes before {side:?}[{previous_index}] = {previous}, order {order}", previous_index = index - 1)]
     Unsorted {
         /// Which input.
         side: Side,
         /// The first index whose key belongs before the previous one.
         index: usize,
+        /// That key, formatted with `{:?}`.
+        key: String,
+        /// The key before it, formatted with `{:?}`.
+        previous: String,
+        /// The order the input should be in.
+        order: crate::Order,
+    },
+    /// One buffer is bound as two arrays of a resident operation, and at least one of them is
+    /// written: wgpu cannot bind a buffer for reading and writing at once, and the result would
+    /// depend on the order of the GPU's accesses.
+    #[error("buffers {first} and {second} are the same buffer, and {second} is written")]
+    Aliased {
+        /// The first array bound to it.
+        first: &'static str,
+        /// The written array bound to it too.
+        second: &'static str,
     },
     /// The GPU refused an allocation, or the host has no memory for a result.
     #[error("out of memory: {0}")]

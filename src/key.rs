@@ -1,11 +1,10 @@
 //! Key types and merge order.
 //!
-//! A key type is one [`Key`] impl here and one WGSL module under `shaders/keys/` that declares
-//! `Key` and its ascending `key_less`; [`Order`] is applied on top of it by `shaders/order.wgsl`.
+//! A key type is one [`Key`] impl here, one WGSL module under `shaders/lib/keys/` that declares
+//! `Key` and its ascending `key_less`, and one line of the tests' key macro; [`Order`] is applied
+//! on top of it by `shaders/lib/order.wgsl`.
 
 use bytemuck::Pod;
-
-use crate::shader::Module;
 
 /// The order of the inputs and of the merged output. Either way the merge is stable: equal keys
 /// keep A's before B's, and each input keeps its own order.
@@ -16,6 +15,15 @@ pub enum Order {
     Ascending,
     /// Largest first.
     Descending,
+}
+
+impl std::fmt::Display for Order {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Order::Ascending => "ascending",
+            Order::Descending => "descending",
+        })
+    }
 }
 
 /// A key type wgmerge can merge: `u32`, `i32`, `f32`, `u64`, `i64`.
@@ -90,23 +98,25 @@ impl KeyType {
         }
     }
 
-    /// The WGSL module declaring `Key` and `key_less`.
-    pub fn module(self) -> Module {
-        macro_rules! key_module {
-            ($file:literal) => {
-                Module {
-                    name: concat!("keys/", $file),
-                    source: include_str!(concat!("../shaders/keys/", $file)),
-                }
-            };
-        }
+    /// The WGSL module declaring `Key` and `key_less`, bound to the shaders' `key` parameter.
+    pub(crate) fn module(self) -> &'static str {
         match self {
-            KeyType::U32 => key_module!("u32.wgsl"),
-            KeyType::I32 => key_module!("i32.wgsl"),
-            KeyType::F32 => key_module!("f32.wgsl"),
-            KeyType::U64 => key_module!("u64.wgsl"),
-            KeyType::I64 => key_module!("i64.wgsl"),
+            KeyType::U32 => "lib/keys/u32",
+            KeyType::I32 => "lib/keys/i32",
+            KeyType::F32 => "lib/keys/f32",
+            KeyType::U64 => "lib/keys/u64",
+            KeyType::I64 => "lib/keys/i64",
         }
+    }
+}
+
+/// The WGSL module of values of `size` bytes (0 for none), bound to the shaders' `values`
+/// parameter.
+pub(crate) fn values_module(size: u32) -> &'static str {
+    match size {
+        0 => "lib/values/none",
+        4 => "lib/values/u32",
+        _ => "lib/values/vec2",
     }
 }
 

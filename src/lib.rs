@@ -1,41 +1,46 @@
-//! Stable merge of sorted arrays on any GPU through wgpu.
-//!
-//! WGSL compute shaders (under `shaders/`, composed by [`shader`]) do the work; [`Gpu`] owns the
-//! device, caches pipelines and dispatches. [`cpu`] holds the reference every GPU result is
-//! tested against. The algorithms follow the ordered-merge chapter of *Programming Massively
-//! Parallel Processors* (Hwu, Kirk, El Hajj); see [`Algorithm`].
-//!
-//! ```
-//! # fn main() -> Result<(), wgmerge::Error> {
-//! let gpu = wgmerge::Gpu::new()?;
-//! let merged = gpu.merge(&[1, 3, 5, 7], &[2, 3, 4])?;
-//! assert_eq!(merged, [1, 2, 3, 3, 4, 5, 7]);
-//! # Ok(())
-//! # }
-//! ```
+#![doc = include_str!("../docs/guide.md")]
 #![warn(missing_docs)]
 
-mod copy;
-pub mod cpu;
+// Layers, lowest first; a module imports only from layers below it.
+// The vocabulary: errors, key types and order, the operations' enums.
 mod error;
-mod gpu;
 mod key;
+mod ops;
+// The GPU: WGSL composition, pipelines, the buffer pool, the device and its scratch.
+mod device;
+mod pipeline;
+mod pool;
+mod scratch;
+mod shader;
+// Tuning policies, and the one host driver every slice form goes through.
+mod host;
+mod tuning;
+// Primitives: the merge-path partition, the sortedness check, scan and reduce.
+mod partition;
+mod scan;
+mod validate;
+// Operations.
 mod merge;
 mod resident;
 mod set;
-pub mod shader;
 mod sort;
+// CPU references, one per operation.
+pub mod cpu;
 
+#[cfg(test)]
+mod kernel_tests;
+
+pub use device::Gpu;
 pub use error::{Error, Side};
-pub use gpu::Gpu;
 pub use key::{Key, KeyType, Order};
-pub use merge::{
-    merge_path_tiles_per_workgroup, most_tiles_per_workgroup, Algorithm, MergeBuffers,
-    MergeOptions, Scratch, ValueBuffers, LARGE_MERGE_LEN, MAX_ITEMS_PER_THREAD, MAX_MERGED_LEN,
-    MAX_TILES_PER_WORKGROUP,
-};
-pub use set::{SetOperation, SetOptions};
-pub use sort::{SortBuffers, SortOptions, SortValueBuffers, SORT_SHAPE};
+pub use merge::{Algorithm, MergeBuffers, MergeOptions, ValueBuffers};
+pub use ops::{ReduceOp, Scalar, ScanKind, SetOperation};
+pub use scan::{ReduceBuffers, ScanBuffers, ScanOptions, ScanStrategy};
+pub use scratch::Scratch;
+pub use set::SetOptions;
+pub use sort::{SortBuffers, SortOptions, SortValueBuffers};
+/// The wgpu this crate is built on, so that applications use the same version.
+pub use wgpu;
 
 /// The README's examples, compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

@@ -1,31 +1,20 @@
 //! Merging two sorted arrays on the GPU, in either order, optionally moving a 4- or 8-byte value
-//! with each key.
+//! with each key: the API ([`Gpu::merge`] and its siblings, [`Gpu::encode_merge`]), the four
+//! kernels (`merge_basic.wgsl`, `merge_tiled.wgsl`, `merge_circular.wgsl`, `merge_path.wgsl`) and
+//! how a merge is planned and recorded. Slice forms go through the host driver (host.rs), cut
+//! into pieces by the host's co-rank.
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::gpu::{host_collect, host_vec};
-use crate::key::{Key, KeyType, Order};
-use crate::shader::{Kernel, PipelineConfig};
-use crate::{cpu, Error, Gpu, Side};
-
-/// Largest `items_per_thread` accepted: beyond it an invocation's sequential merge only adds
-/// latency.
-pub const MAX_ITEMS_PER_THREAD: u32 = 64;
-/// Largest `tiles_per_workgroup` accepted.
-pub const MAX_TILES_PER_WORKGROUP: u32 = 4096;
-
-/// Most tiles one workgroup merges with `items_per_thread` outputs per invocation and tile
-/// (`MOST_TILES` in `merge_path.wgsl`): [`MergeOptions::tiles_per_workgroup`] is clamped to it.
-/// llvmpipe (lavapipe) stops an invocation's loops after about 65,535 iterations in all and
-/// silently leaves the rest of its work undone (docs/benchmarks.md, run 33); a tile costs the
-/// kernels at most about `8 * items_per_thread + 32` iterations, and this keeps a workgroup
-/// within a quarter of that limit. GPUs have no such limit, and no default comes near it.
-pub fn most_tiles_per_workgroup(items_per_thread: u32) -> u32 {
-    (16384 / (8 * items_per_thread + 32)).max(1)
-}
-/// Largest merged length (keys) one dispatch handles on any device; a device's binding limits
-/// may allow fewer. The slice forms merge longer inputs piece by piece.
-pub const MAX_MERGED_LEN: usize = 1 << 30;
+use crate::device::{bind_elements, Gpu};
+use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
+use crate::key::{values_module, Key, KeyType, Order};
+use crate::partition::Partition;
+use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::scratch::Scratch;
+use crate::tuning::{self, Shape};
+use crate::validate::{result_words, unsorted, unsorted_at};
+use crate::{cpu, Error, Side};
 
 /// Which merge kernel runs. Each is correct for every input; they differ in how work is split
 /// and how often global memory is read.
@@ -53,16 +42,6 @@ impl Algorithm {
         Algorithm::MergePath,
     ];
 
-    /// The kernel that implements it.
-    pub fn kernel(self) -> Kernel {
-        match self {
-            Algorithm::Basic => Kernel::MergeBasic,
-            Algorithm::Tiled => Kernel::MergeTiled,
-            Algorithm::CircularBuffer => Kernel::MergeCircular,
-            Algorithm::MergePath => Kernel::MergePath,
-        }
-    }
-
     /// Short name, as the examples and benchmarks take it on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -77,89 +56,7 @@ impl Algorithm {
     pub fn from_name(name: &str) -> Option<Algorithm> {
         Algorithm::ALL.into_iter().find(|a| a.name() == name)
     }
-
-    /// Default (workgroup size, items per thread) for `key`, keys only or `with_values`. Every
-    /// default fits WebGPU's default limits (16 KiB of workgroup memory, 256 invocations): the
-    /// tiled kernels keep two tiles of 1024 32-bit keys (8 KiB) or 512 64-bit keys; merge path
-    /// keeps one tile, of 1792 keys (7 KiB, 14 KiB for 64-bit keys), or of 768 keys and each
-    /// one's slot when values move with them (6 KiB, 9 KiB for 64-bit keys).
-    pub fn default_shape(self, key: KeyType, with_values: bool) -> (u32, u32) {
-        let wide = key.size() == 8;
-        match self {
-            Algorithm::Basic => (256, 8),
-            Algorithm::Tiled | Algorithm::CircularBuffer if wide => (128, 4),
-            Algorithm::Tiled | Algorithm::CircularBuffer => (128, 8),
-            // Measured best of the shapes tried on an H100 (docs/benchmarks.md, run 17): pairs
-            // gather their values from global memory per output, which more items per
-            // invocation slow down.
-            Algorithm::MergePath if with_values => (256, 3),
-            Algorithm::MergePath => (256, 7),
-        }
-    }
-
-    /// Shapes used instead of [`Algorithm::default_shape`] for merges of at least
-    /// [`LARGE_MERGE_LEN`] keys, best first: the first the device has room for (invocations per
-    /// workgroup and workgroup memory) is taken. On an H100 (docs/benchmarks.md, runs 22-23),
-    /// merge path's keys run 512 x 11 (22 KiB of workgroup memory for 32-bit keys), or 256 x 15
-    /// (15 KiB, within WebGPU's default limits) at 1-3% less; pairs run 512 x 3, 7-11% faster
-    /// than 256 x 3. Larger tiles mean fewer co-ranks in the partition pass, but beyond these
-    /// the merge itself slows (256 x 17 and 512 x 15 by 15-30%), and both are slower at 2^20.
-    pub fn large_shapes(self, with_values: bool) -> &'static [(u32, u32)] {
-        match self {
-            Algorithm::MergePath if with_values => &[(512, 3)],
-            Algorithm::MergePath => &[(512, 11), (256, 15)],
-            _ => &[],
-        }
-    }
 }
-
-/// Tiles each merge-path workgroup merges, one after another, loading each while it merges the
-/// one before, when [`MergeOptions::tiles_per_workgroup`] is `None`: one for merges shorter than
-/// [`LARGE_MERGE_LEN`] keys, 4 from there, and from 2^27 keys 6 for keys-only merges and 8 with
-/// values. Keys-only merges take their tiles in chunks of this many from a counter, so a
-/// workgroup goes on to further chunks while any are left. Measured on an H100
-/// (docs/benchmarks.md, runs 19-23 and 39): long merges gain 5-10% from 4 tiles and another 1-2%
-/// from 6 or 8 at 2^28, while short ones need every workgroup they can get to fill the GPU.
-pub fn merge_path_tiles_per_workgroup(total: usize, with_values: bool) -> u32 {
-    match total {
-        t if t >= 1 << 27 && with_values => 8,
-        t if t >= 1 << 27 => 6,
-        t if t >= LARGE_MERGE_LEN => 4,
-        _ => 1,
-    }
-}
-
-/// Invocations per workgroup of merge path's partition pass (`PARTITION_WORKGROUP_SIZE` in
-/// `merge_path.wgsl`): small workgroups spread the searches over every compute unit.
-pub(crate) const PARTITION_WORKGROUP_SIZE: u32 = 64;
-/// Invocations that search each boundary together in merge path's partition pass, for a merge
-/// of `tiles` tiles (`PARTITION_LANES` in `merge_path.wgsl`). Each step of a search cuts
-/// its interval by this plus one, so a search waits on fewer loads one after another, but it
-/// issues more of them. Up to a few thousand boundaries the GPU runs every search at once and
-/// waits on the latency of one: there the lanes pay (H100, run 27: 32 lanes take a 2^20 merge
-/// from 18.6 to 16.4 us, 8 lanes a 2^24 one from 84.7 to 82.3 us). Beyond that the loads are
-/// the limit, and one invocation per boundary, searching alone, is fastest.
-pub(crate) fn partition_lanes(tiles: u32) -> u32 {
-    let boundaries = tiles.saturating_add(1);
-    if boundaries > 4096 {
-        return 1;
-    }
-    // The most, a power of two up to 32, that keeps about 2^15 invocations searching.
-    let lanes = (32768 / boundaries).max(1);
-    (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
-}
-
-/// Most `partition_lanes`: a partition workgroup holds PARTITION_WORKGROUP_SIZE / lanes
-/// searches together (at least 2; `SEARCH_SLOTS` in `merge_path.wgsl` holds them).
-pub(crate) const MAX_PARTITION_LANES: u32 = 32;
-
-/// Workgroups of merge path's partition pass for `tiles` tiles.
-pub(crate) fn partition_workgroups(tiles: u32) -> u32 {
-    (tiles + 1).div_ceil(PARTITION_WORKGROUP_SIZE / partition_lanes(tiles))
-}
-
-/// Merges at least this long use [`Algorithm::large_shapes`] where the device allows one.
-pub const LARGE_MERGE_LEN: usize = 1 << 24;
 
 /// How to merge. A plain struct: set the fields you need and take the rest from `Default`.
 ///
@@ -178,27 +75,24 @@ pub struct MergeOptions {
     pub algorithm: Algorithm,
     /// The order both inputs are sorted in, and the output's.
     pub order: Order,
-    /// Invocations per workgroup; `None` takes [`Algorithm::default_shape`] (or one of
-    /// [`Algorithm::large_shapes`] for long merges, where the device allows it).
+    /// Invocations per workgroup; `None` lets wgmerge choose for the device and the merge.
     pub workgroup_size: Option<u32>,
-    /// Outputs each invocation merges per step (1..=[`MAX_ITEMS_PER_THREAD`]); the tiled kernels'
-    /// tile holds `workgroup_size * items_per_thread` keys of each input.
+    /// Outputs each invocation merges per step (1 to 64); `None` lets wgmerge choose. The tiled
+    /// kernels' tile holds `workgroup_size * items_per_thread` keys of each input.
     pub items_per_thread: Option<u32>,
-    /// Tiled kernels and merge path: output tiles each workgroup merges
-    /// (1..=[`MAX_TILES_PER_WORKGROUP`]); `None` chooses from the input size (merge path:
-    /// [`merge_path_tiles_per_workgroup`]), at most [`most_tiles_per_workgroup`]. Merge path's
-    /// keys-only merges take tiles in chunks of this many, and a workgroup takes another chunk
-    /// while any is left, up to that most.
+    /// Tiled kernels and merge path: output tiles each workgroup merges (1 to 4096); `None`
+    /// chooses from the input size. Values beyond what a workgroup can run within llvmpipe's
+    /// loop budget are clamped.
     pub tiles_per_workgroup: Option<u32>,
     /// Slice forms: the most merged keys one piece may hold. Inputs whose merge is longer are
-    /// split by co-rank into pieces that are uploaded, merged and read back one after another,
-    /// so GPU memory use stays bounded. `None` makes pieces as large as the device's storage
-    /// bindings allow.
+    /// split by co-rank into pieces that are uploaded, merged and read back in turn, so GPU
+    /// memory use stays bounded. `None` lets wgmerge choose (pieces of at most one storage
+    /// binding).
     pub max_piece_len: Option<usize>,
     /// Slice forms: check on the GPU that both inputs are sorted in `order` before trusting the
-    /// merge, returning [`Error::Unsorted`] with the first out-of-order index if not. Costs one
-    /// extra read of the inputs. The resident form cannot report it without a readback and
-    /// returns [`Error::InvalidOptions`] when this is set.
+    /// merge, returning [`Error::Unsorted`] with the first out-of-order keys if not. Costs one
+    /// extra read of the inputs. The resident forms cannot report it without a readback and
+    /// return [`Error::InvalidOptions`] when this is set.
     pub validate: bool,
 }
 
@@ -226,7 +120,7 @@ impl MergeOptions {
     }
 }
 
-/// `MergeParams` in `merge_io.wgsl`.
+/// `MergeParams` in lib/merge_io.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub(crate) struct MergeParams {
@@ -236,72 +130,136 @@ pub(crate) struct MergeParams {
     pub(crate) run_len: u32,
 }
 
-/// What the `encode_*` methods need besides their inputs and outputs: a small uniform buffer of
-/// lengths, a placeholder bound where an input is empty, and merge path's boundaries. Create it
-/// once with [`Gpu::create_scratch`] and reuse it.
-///
-/// Its lengths are written with `Queue::write_buffer`, which takes effect at the next
-/// `Queue::submit`: every operation recorded into one submission needs its own scratch, unless
-/// they all have the same lengths.
-#[derive(Debug)]
-pub struct Scratch {
-    pub(crate) params: wgpu::Buffer,
-    placeholder: wgpu::Buffer,
-    /// Merge path's workgroup boundaries, grown on demand.
-    splits: std::sync::Mutex<Option<wgpu::Buffer>>,
-    /// A sort's parameters, one aligned slot per pass, grown on demand.
-    sort_params: std::sync::Mutex<Option<wgpu::Buffer>>,
-    /// `merge_path_chunks`' counter of the chunks taken.
-    pub(crate) chunk_counter: wgpu::Buffer,
+/// Bindings of every merge kernel: parameters, A, B and the output's keys; then A's, B's and the
+/// output's values (lib/values/common.wgsl).
+pub(crate) const MERGE_BINDINGS: &[(u32, wgpu::BufferBindingType)] =
+    &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE)];
+pub(crate) const VALUE_BINDINGS: &[(u32, wgpu::BufferBindingType)] =
+    &[(4, READ), (5, READ), (6, WRITE)];
+
+/// `merge_basic` in merge_basic.wgsl.
+pub(crate) static MERGE_BASIC: Kernel = Kernel {
+    file: "merge_basic",
+    entry: "merge_basic",
+    bindings: MERGE_BINDINGS,
+    value_bindings: VALUE_BINDINGS,
+};
+/// `merge_tiled` in merge_tiled.wgsl.
+pub(crate) static MERGE_TILED: Kernel = Kernel {
+    file: "merge_tiled",
+    entry: "merge_tiled",
+    bindings: MERGE_BINDINGS,
+    value_bindings: VALUE_BINDINGS,
+};
+/// `merge_circular` in merge_circular.wgsl.
+pub(crate) static MERGE_CIRCULAR: Kernel = Kernel {
+    file: "merge_circular",
+    entry: "merge_circular",
+    bindings: MERGE_BINDINGS,
+    value_bindings: VALUE_BINDINGS,
+};
+/// Merge path's bindings: the merge's, and the partition's splits.
+const MERGE_PATH_BINDINGS: &[(u32, wgpu::BufferBindingType)] =
+    &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (7, WRITE)];
+/// `merge_path` in merge_path.wgsl: one tile per workgroup.
+pub(crate) static MERGE_PATH: Kernel = Kernel {
+    file: "merge_path",
+    entry: "merge_path",
+    bindings: MERGE_PATH_BINDINGS,
+    value_bindings: VALUE_BINDINGS,
+};
+/// `merge_path_tiles`: a fixed run of tiles per workgroup.
+pub(crate) static MERGE_PATH_TILES: Kernel = Kernel {
+    file: "merge_path",
+    entry: "merge_path_tiles",
+    bindings: MERGE_PATH_BINDINGS,
+    value_bindings: VALUE_BINDINGS,
+};
+/// `merge_path_chunks`: chunks of tiles taken from a counter (binding 8).
+pub(crate) static MERGE_PATH_CHUNKS: Kernel = Kernel {
+    file: "merge_path",
+    entry: "merge_path_chunks",
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (2, READ),
+        (3, WRITE),
+        (7, WRITE),
+        (8, WRITE),
+    ],
+    value_bindings: VALUE_BINDINGS,
+};
+
+/// The kernel an algorithm runs with one tile per workgroup.
+fn kernel_of(algorithm: Algorithm) -> &'static Kernel {
+    match algorithm {
+        Algorithm::Basic => &MERGE_BASIC,
+        Algorithm::Tiled => &MERGE_TILED,
+        Algorithm::CircularBuffer => &MERGE_CIRCULAR,
+        Algorithm::MergePath => &MERGE_PATH,
+    }
 }
 
-impl Scratch {
-    /// A storage buffer of at least `bytes` for merge path's splits, reallocated when too small.
-    /// Commands already recorded keep the old buffer alive.
-    pub(crate) fn splits(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
-        grown(
-            &self.splits,
-            device,
-            bytes,
-            "wgmerge merge path splits",
-            wgpu::BufferUsages::STORAGE,
-        )
-    }
-
-    /// A uniform buffer of at least `bytes` for a sort's per-pass parameters.
-    pub(crate) fn sort_params(&self, device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
-        grown(
-            &self.sort_params,
-            device,
-            bytes,
-            "wgmerge sort params",
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        )
-    }
+/// Whether `kernel` is one of merge path's merge passes.
+fn is_merge_path(kernel: &Kernel) -> bool {
+    kernel.file == "merge_path"
 }
 
-/// The buffer in `slot` if it holds `bytes`, else a new one (a power of two, at least 256
-/// bytes) that replaces it.
-fn grown(
-    slot: &std::sync::Mutex<Option<wgpu::Buffer>>,
-    device: &wgpu::Device,
-    bytes: u64,
-    label: &'static str,
-    usage: wgpu::BufferUsages,
-) -> wgpu::Buffer {
-    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
-    match &*slot {
-        Some(buffer) if buffer.size() >= bytes => buffer.clone(),
-        _ => {
-            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes.next_power_of_two().max(256),
-                usage,
-                mapped_at_creation: false,
-            });
-            *slot = Some(buffer.clone());
-            buffer
-        }
+/// Bytes of workgroup memory a merge kernel uses in `shape` for `key` keys with values of
+/// `value_size` bytes.
+pub(crate) fn workgroup_memory(
+    kernel: &Kernel,
+    shape: Shape,
+    key: KeyType,
+    value_size: u32,
+) -> u64 {
+    let tile = u64::from(shape.0) * u64::from(shape.1);
+    let key = u64::from(key.size());
+    if std::ptr::eq(kernel, &MERGE_BASIC) {
+        return 0;
+    }
+    if !is_merge_path(kernel) {
+        // Two tiles of keys and the two co-rank results shared by the workgroup.
+        return tile * key * 2 + 8;
+    }
+    // One tile of keys, which keys-only merges reuse for their output; with values, each
+    // output's slot (4 bytes); merge_path_chunks' chunk taken next.
+    let slots = if value_size > 0 { tile * 4 } else { 0 };
+    let chunk = if std::ptr::eq(kernel, &MERGE_PATH_CHUNKS) {
+        4
+    } else {
+        0
+    };
+    tile * key + slots + chunk
+}
+
+/// The specialization of a merge kernel.
+pub(crate) fn specialization(
+    kernel: &Kernel,
+    shape: Shape,
+    key: KeyType,
+    order: Order,
+    value_size: u32,
+) -> Specialization {
+    let mut params = vec![("key", key.module()), ("values", values_module(value_size))];
+    let mut constants = vec![
+        ("WORKGROUP_SIZE", shape.0),
+        ("ITEMS_PER_THREAD", shape.1),
+        ("DESCENDING", u32::from(order == Order::Descending)),
+    ];
+    if is_merge_path(kernel) {
+        let stage = if value_size > 0 {
+            "lib/merge_path/pairs"
+        } else {
+            "lib/merge_path/keys"
+        };
+        params.push(("stage", stage));
+        constants.push(("MOST_TILES", tuning::most_tiles_per_workgroup(shape.1)));
+    }
+    Specialization {
+        params,
+        constants,
+        with_values: value_size > 0,
     }
 }
 
@@ -309,8 +267,9 @@ fn grown(
 /// names, tightly packed from offset 0.
 ///
 /// Required usages: `STORAGE` on every buffer (plus whatever the caller needs to fill or read
-/// them, such as `COPY_DST` or `COPY_SRC`). `out` must hold `a_len + b_len` keys. A buffer whose
-/// length is 0 is never bound and may be of any size.
+/// them, such as `COPY_DST` or `COPY_SRC`). `out` must hold `a_len + b_len` keys and be a buffer
+/// of its own (A and B may share one). A buffer whose length is 0 is never bound and may be of
+/// any size.
 #[derive(Clone, Copy, Debug)]
 pub struct MergeBuffers<'a> {
     /// Sorted keys of A.
@@ -327,38 +286,6 @@ pub struct MergeBuffers<'a> {
     pub values: Option<ValueBuffers<'a>>,
 }
 
-impl<'a> MergeBuffers<'a> {
-    /// Every array, with keys of `key_size` bytes: name, buffer, elements, bytes each, and
-    /// whether it is an input.
-    pub(crate) fn arrays(
-        &self,
-        key_size: u32,
-    ) -> Vec<(&'static str, &'a wgpu::Buffer, usize, u32, bool)> {
-        let total = self.a_len + self.b_len;
-        let mut arrays = vec![
-            ("a", self.a, self.a_len, key_size, true),
-            ("b", self.b, self.b_len, key_size, true),
-            ("out", self.out, total, key_size, false),
-        ];
-        if let Some(v) = &self.values {
-            arrays.extend([
-                ("a values", v.a, self.a_len, v.value_size, true),
-                ("b values", v.b, self.b_len, v.value_size, true),
-                ("out values", v.out, total, v.value_size, false),
-            ]);
-        }
-        arrays
-    }
-
-    /// Checks that every array can be bound for its length.
-    pub(crate) fn check(&self, key_size: u32) -> Result<(), Error> {
-        for (name, buffer, len, size, _) in self.arrays(key_size) {
-            check_buffer(name, buffer, len, size)?;
-        }
-        Ok(())
-    }
-}
-
 /// Values moving with the keys in [`MergeBuffers`]: one per key of A, of B and of the output,
 /// with the same usages as the key buffers.
 #[derive(Clone, Copy, Debug)]
@@ -373,18 +300,41 @@ pub struct ValueBuffers<'a> {
     pub value_size: u32,
 }
 
+/// One array a resident operation binds: its name, buffer, elements, bytes each, and whether the
+/// operation writes it.
+pub(crate) type Array<'a> = (&'static str, &'a wgpu::Buffer, usize, u32, bool);
+
+impl<'a> MergeBuffers<'a> {
+    /// Every array, with keys of `key_size` bytes.
+    pub(crate) fn arrays(&self, key_size: u32) -> Vec<Array<'a>> {
+        let total = self.a_len + self.b_len;
+        let mut arrays = vec![
+            ("a", self.a, self.a_len, key_size, false),
+            ("b", self.b, self.b_len, key_size, false),
+            ("out", self.out, total, key_size, true),
+        ];
+        if let Some(v) = &self.values {
+            arrays.extend([
+                ("a values", v.a, self.a_len, v.value_size, false),
+                ("b values", v.b, self.b_len, v.value_size, false),
+                ("out values", v.out, total, v.value_size, true),
+            ]);
+        }
+        arrays
+    }
+}
+
 /// A merge checked against the device and ready to record.
 #[derive(Clone, Debug)]
 pub(crate) struct MergePlan {
-    pub(crate) kernel: Kernel,
-    pub(crate) config: PipelineConfig,
+    pub(crate) kernel: &'static Kernel,
+    pub(crate) specialization: Specialization,
+    pub(crate) key: KeyType,
+    pub(crate) value_size: u32,
     pub(crate) params: MergeParams,
-    /// Output tiles of `workgroup_size * items_per_thread` keys (merge path co-ranks the
-    /// boundary of each).
-    pub(crate) tiles: u32,
     pub(crate) dispatch: (u32, u32),
-    /// Merge path's partition pass: workgroups, folded.
-    pub(crate) partition_dispatch: Option<(u32, u32)>,
+    /// Merge path's partition pass.
+    pub(crate) partition: Option<Partition>,
 }
 
 impl MergePlan {
@@ -430,36 +380,25 @@ impl<'a> HostValues<'a> {
         b_keys: &[K],
         b_values: &'a [V],
     ) -> Result<Self, Error> {
-        let size = check_pairs(a_keys, a_values, b_keys, b_values)?;
+        let size = value_size::<V>()?;
+        for (what, keys, values) in [
+            ("A keys and values", a_keys.len(), a_values.len()),
+            ("B keys and values", b_keys.len(), b_values.len()),
+        ] {
+            if keys != values {
+                return Err(Error::LengthMismatch {
+                    what,
+                    left: keys,
+                    right: values,
+                });
+            }
+        }
         Ok(HostValues {
             a: bytemuck::cast_slice(a_values),
             b: bytemuck::cast_slice(b_values),
             size,
         })
     }
-}
-
-/// Checks a value type's size and the key and value lengths of both inputs.
-fn check_pairs<K, V>(
-    a_keys: &[K],
-    a_values: &[V],
-    b_keys: &[K],
-    b_values: &[V],
-) -> Result<u32, Error> {
-    let size = value_size::<V>()?;
-    for (what, keys, values) in [
-        ("A keys and values", a_keys.len(), a_values.len()),
-        ("B keys and values", b_keys.len(), b_values.len()),
-    ] {
-        if keys != values {
-            return Err(Error::LengthMismatch {
-                what,
-                left: keys,
-                right: values,
-            });
-        }
-    }
-    Ok(size)
 }
 
 impl Gpu {
@@ -477,7 +416,7 @@ impl Gpu {
         b: &[K],
         options: &MergeOptions,
     ) -> Result<Vec<K>, Error> {
-        pollster::block_on(self.merge_async(a, b, options))
+        self.block_on(self.merge_async(a, b, options))
     }
 
     /// [`Gpu::merge_with`], calling `progress(merged, total)` after each piece (see
@@ -490,11 +429,20 @@ impl Gpu {
         options: &MergeOptions,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<Vec<K>, Error> {
-        let (keys, _) = pollster::block_on(self.merge_host(a, b, None, options, &mut progress))?;
-        Ok(keys)
+        let mut keys = ResultVec::new(a.len() + b.len())?;
+        let written = self.block_on(self.merge_host(
+            a,
+            b,
+            None,
+            options,
+            &mut [keys.bytes()],
+            &mut progress,
+        ))?;
+        Ok(keys.into_vec(written))
     }
 
-    /// Merges sorted `a` and `b` with `options`, without blocking.
+    /// Merges sorted `a` and `b` with `options`, without blocking: the future completes from the
+    /// GPU's callbacks (native targets poll the device from a thread of the [`Gpu`]'s own).
     ///
     /// The merge is stable: equal keys keep A's before B's. If an input is not sorted the result
     /// is unspecified, but it has `a.len() + b.len()` keys and no invocation reads or writes out
@@ -505,8 +453,39 @@ impl Gpu {
         b: &[K],
         options: &MergeOptions,
     ) -> Result<Vec<K>, Error> {
-        let (keys, _) = self.merge_host(a, b, None, options, &mut |_, _| {}).await?;
-        Ok(keys)
+        let mut keys = ResultVec::new(a.len() + b.len())?;
+        let written = self
+            .merge_host(a, b, None, options, &mut [keys.bytes()], &mut |_, _| {})
+            .await?;
+        Ok(keys.into_vec(written))
+    }
+
+    /// Merges sorted `a` and `b` into `out`, which must hold exactly `a.len() + b.len()` keys:
+    /// the readback writes straight into it, with no allocation for the result.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn merge_into<K: Key>(
+        &self,
+        a: &[K],
+        b: &[K],
+        out: &mut [K],
+        options: &MergeOptions,
+    ) -> Result<(), Error> {
+        self.block_on(self.merge_into_async(a, b, out, options))
+    }
+
+    /// [`Gpu::merge_into`] without blocking.
+    pub async fn merge_into_async<K: Key>(
+        &self,
+        a: &[K],
+        b: &[K],
+        out: &mut [K],
+        options: &MergeOptions,
+    ) -> Result<(), Error> {
+        check_out_len("out", out.len(), a.len() + b.len())?;
+        let mut destinations = [host::as_destination(out)];
+        self.merge_host(a, b, None, options, &mut destinations, &mut |_, _| {})
+            .await?;
+        Ok(())
     }
 
     /// Merges sorted keys and moves each key's value with it (stable: on equal keys A's pairs
@@ -532,7 +511,7 @@ impl Gpu {
         b_values: &[V],
         options: &MergeOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        pollster::block_on(self.merge_pairs_async(a_keys, a_values, b_keys, b_values, options))
+        self.block_on(self.merge_pairs_async(a_keys, a_values, b_keys, b_values, options))
     }
 
     /// [`Gpu::merge_pairs_with`], calling `progress(merged, total)` after each piece.
@@ -546,11 +525,9 @@ impl Gpu {
         options: &MergeOptions,
         mut progress: impl FnMut(usize, usize),
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        pollster::block_on(self.merge_pairs_inner(
-            a_keys,
-            a_values,
-            b_keys,
-            b_values,
+        self.block_on(self.merge_pairs_inner(
+            (a_keys, a_values),
+            (b_keys, b_values),
             options,
             &mut progress,
         ))
@@ -567,50 +544,66 @@ impl Gpu {
         b_values: &[V],
         options: &MergeOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        self.merge_pairs_inner(a_keys, a_values, b_keys, b_values, options, &mut |_, _| {})
-            .await
+        self.merge_pairs_inner(
+            (a_keys, a_values),
+            (b_keys, b_values),
+            options,
+            &mut |_, _| {},
+        )
+        .await
+    }
+
+    /// Merges sorted pairs into `out_keys` and `out_values`, which must each hold exactly as
+    /// many elements as both inputs together.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn merge_pairs_into<K: Key, V: Pod>(
+        &self,
+        (a_keys, a_values): (&[K], &[V]),
+        (b_keys, b_values): (&[K], &[V]),
+        (out_keys, out_values): (&mut [K], &mut [V]),
+        options: &MergeOptions,
+    ) -> Result<(), Error> {
+        let values = HostValues::of(a_keys, a_values, b_keys, b_values)?;
+        let total = a_keys.len() + b_keys.len();
+        check_out_len("out keys", out_keys.len(), total)?;
+        check_out_len("out values", out_values.len(), total)?;
+        let mut destinations = [
+            host::as_destination(out_keys),
+            host::as_destination(out_values),
+        ];
+        self.block_on(self.merge_host(
+            a_keys,
+            b_keys,
+            Some(values),
+            options,
+            &mut destinations,
+            &mut |_, _| {},
+        ))?;
+        Ok(())
     }
 
     async fn merge_pairs_inner<K: Key, V: Pod>(
         &self,
-        a_keys: &[K],
-        a_values: &[V],
-        b_keys: &[K],
-        b_values: &[V],
+        (a_keys, a_values): (&[K], &[V]),
+        (b_keys, b_values): (&[K], &[V]),
         options: &MergeOptions,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<(Vec<K>, Vec<V>), Error> {
         let values = HostValues::of(a_keys, a_values, b_keys, b_values)?;
-        let (keys, values) = self
-            .merge_host(a_keys, b_keys, Some(values), options, progress)
+        let total = a_keys.len() + b_keys.len();
+        let mut keys = ResultVec::<K>::new(total)?;
+        let mut out_values = ResultVec::<V>::new(total)?;
+        let written = self
+            .merge_host(
+                a_keys,
+                b_keys,
+                Some(values),
+                options,
+                &mut [keys.bytes(), out_values.bytes()],
+                progress,
+            )
             .await?;
-        Ok((keys, host_collect(&values)?))
-    }
-
-    /// Creates the reusable scratch for [`Gpu::encode_merge`].
-    pub fn create_scratch(&self) -> Scratch {
-        Scratch {
-            params: self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgmerge merge params"),
-                size: std::mem::size_of::<MergeParams>() as u64,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
-            placeholder: self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgmerge placeholder"),
-                size: 8,
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            }),
-            splits: Default::default(),
-            sort_params: Default::default(),
-            chunk_counter: self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgmerge chunk counter"),
-                size: 4,
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            }),
-        }
+        Ok((keys.into_vec(written), out_values.into_vec(written)))
     }
 
     /// Records a merge of GPU-resident buffers of `K` keys into `encoder`; nothing is read back.
@@ -628,7 +621,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         let value_size = self.check_resident_merge(buffers, options)?;
         let plan = self.plan_merge(K::TYPE, buffers.a_len, buffers.b_len, value_size, options)?;
-        buffers.check(K::TYPE.size())?;
+        self.check_arrays(&buffers.arrays(K::TYPE.size()))?;
         self.record_merge(encoder, scratch, buffers, &plan)
     }
 
@@ -648,51 +641,16 @@ impl Gpu {
     /// The longest merge (in keys) one dispatch can do on this device for `key` keys with values
     /// of `value_size` bytes (0 for none): what one storage binding holds.
     pub fn max_merge_len(&self, key: KeyType, value_size: u32) -> usize {
-        let limits = self.device.limits();
-        let binding = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
         let widest = u64::from(key.size().max(value_size));
-        MAX_MERGED_LEN.min(usize::try_from(binding / widest).unwrap_or(usize::MAX))
-    }
-
-    /// The shape of a merge of `total` keys when the options name none: the algorithm's large
-    /// shape for long merges where the device has room for it, its default otherwise.
-    fn default_shape(
-        &self,
-        algorithm: Algorithm,
-        key: KeyType,
-        total: usize,
-        value_size: u32,
-    ) -> (u32, u32) {
-        let limits = self.device.limits();
-        let fits = |(workgroup_size, items_per_thread): (u32, u32)| {
-            let config = PipelineConfig {
-                workgroup_size,
-                items_per_thread,
-                key,
-                order: Order::Ascending,
-                value_size,
-            };
-            workgroup_size <= limits.max_compute_invocations_per_workgroup
-                && workgroup_size <= limits.max_compute_workgroup_size_x
-                && algorithm.kernel().workgroup_memory(&config)
-                    <= u64::from(limits.max_compute_workgroup_storage_size)
-        };
-        let with_values = value_size > 0;
-        let large = algorithm.large_shapes(with_values).iter().copied();
-        large
-            .filter(|_| total >= LARGE_MERGE_LEN)
-            .find(|&shape| fits(shape))
-            .unwrap_or_else(|| algorithm.default_shape(key, with_values))
+        let binding = usize::try_from(self.max_binding_bytes() / widest).unwrap_or(usize::MAX);
+        tuning::MAX_MERGED_LEN.min(binding)
     }
 
     /// Checks a kernel shape against the device: invocations per workgroup and items per
     /// invocation.
     pub(crate) fn check_shape(
         &self,
-        workgroup_size: u32,
-        items_per_thread: u32,
+        (workgroup_size, items_per_thread): Shape,
     ) -> Result<(), Error> {
         let limits = self.device.limits();
         let max_workgroup = limits
@@ -703,36 +661,39 @@ impl Gpu {
                 "workgroup_size {workgroup_size} is outside 1..={max_workgroup} on this device"
             )));
         }
-        if items_per_thread == 0 || items_per_thread > MAX_ITEMS_PER_THREAD {
+        let max_items = tuning::MAX_ITEMS_PER_THREAD;
+        if items_per_thread == 0 || items_per_thread > max_items {
             return Err(Error::InvalidOptions(format!(
-                "items_per_thread {items_per_thread} is outside 1..={MAX_ITEMS_PER_THREAD}"
+                "items_per_thread {items_per_thread} is outside 1..={max_items}"
             )));
         }
         Ok(())
     }
 
-    /// A buffer of at least 8 bytes (an empty input is still bound, so it needs a valid buffer).
-    pub(crate) fn buffer_at_least_8(
+    /// The shape of a merge of `total` keys when the options name none (tuning.rs).
+    fn merge_shape(
         &self,
-        label: &'static str,
-        size: u64,
-        usage: wgpu::BufferUsages,
-    ) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: size.max(8),
-            usage,
-            mapped_at_creation: false,
-        })
+        algorithm: Algorithm,
+        key: KeyType,
+        total: usize,
+        value_size: u32,
+    ) -> Shape {
+        match algorithm {
+            Algorithm::MergePath => {
+                let limits = self.device.limits();
+                tuning::merge_path_shape(value_size, total, |shape| {
+                    shape.0 <= limits.max_compute_invocations_per_workgroup
+                        && shape.0 <= limits.max_compute_workgroup_size_x
+                        && workgroup_memory(&MERGE_PATH_CHUNKS, shape, key, value_size)
+                            <= u64::from(limits.max_compute_workgroup_storage_size)
+                })
+            }
+            Algorithm::Basic => tuning::book_shape(false, key),
+            Algorithm::Tiled | Algorithm::CircularBuffer => tuning::book_shape(true, key),
+        }
     }
 
-    /// The most elements of `size` bytes one buffer holds after `extra` bytes.
-    pub(crate) fn max_readback_len(&self, size: u32, extra: u64) -> usize {
-        let bytes = self.device.limits().max_buffer_size.saturating_sub(extra);
-        usize::try_from(bytes / u64::from(size)).unwrap_or(usize::MAX)
-    }
-
-    /// Checks lengths and options against the device and chooses the dispatch.
+    /// Checks lengths and options against the device and chooses the kernel and dispatch.
     pub(crate) fn plan_merge(
         &self,
         key: KeyType,
@@ -741,34 +702,27 @@ impl Gpu {
         value_size: u32,
         options: &MergeOptions,
     ) -> Result<MergePlan, Error> {
-        let limits = self.device.limits();
-        let kernel = options.algorithm.kernel();
-        let (default_workgroup, default_items) =
-            self.default_shape(options.algorithm, key, a_len + b_len, value_size);
-        let workgroup_size = options.workgroup_size.unwrap_or(default_workgroup);
-        let items_per_thread = options.items_per_thread.unwrap_or(default_items);
-        self.check_shape(workgroup_size, items_per_thread)?;
-        let config = PipelineConfig {
-            workgroup_size,
-            items_per_thread,
-            key,
-            order: options.order,
-            value_size,
-        };
-        let per_step = u64::from(workgroup_size) * u64::from(items_per_thread);
-        let bytes = kernel.workgroup_memory(&config);
-        let max = u64::from(limits.max_compute_workgroup_storage_size);
-        if bytes > max {
-            return Err(Error::InvalidOptions(format!(
-                "{} with {per_step} {} keys per step needs {bytes} bytes of workgroup memory; this device has {max}",
-                options.algorithm.name(),
-                key.name(),
-            )));
-        }
-
-        self.check_storage_buffers(kernel, value_size > 0)?;
-
         let total = a_len + b_len;
+        let chosen = self.merge_shape(options.algorithm, key, total, value_size);
+        let shape = (
+            options.workgroup_size.unwrap_or(chosen.0),
+            options.items_per_thread.unwrap_or(chosen.1),
+        );
+        self.check_shape(shape)?;
+        let with_values = value_size > 0;
+        let kernel = kernel_of(options.algorithm);
+        let bytes = workgroup_memory(kernel, shape, key, value_size);
+        let per_step = u64::from(shape.0) * u64::from(shape.1);
+        self.check_workgroup_memory(
+            bytes,
+            &format!(
+                "{} with {per_step} {} keys per step",
+                options.algorithm.name(),
+                key.name()
+            ),
+        )?;
+        self.check_storage_buffers(kernel, with_values)?;
+
         let max_len = self.max_merge_len(key, value_size);
         if total > max_len {
             return Err(Error::TooLarge {
@@ -779,37 +733,33 @@ impl Gpu {
         }
 
         let tiles_per_group = match options.tiles_per_workgroup {
-            Some(t) if t == 0 || t > MAX_TILES_PER_WORKGROUP => {
+            Some(t) if t == 0 || t > tuning::MAX_TILES_PER_WORKGROUP => {
                 return Err(Error::InvalidOptions(format!(
-                    "tiles_per_workgroup {t} is outside 1..={MAX_TILES_PER_WORKGROUP}"
+                    "tiles_per_workgroup {t} is outside 1..={}",
+                    tuning::MAX_TILES_PER_WORKGROUP
                 )))
             }
             Some(t) => t,
-            None if kernel == Kernel::MergePath => {
-                merge_path_tiles_per_workgroup(total, value_size > 0)
+            None if options.algorithm == Algorithm::MergePath => {
+                tuning::merge_path_tiles_per_workgroup(total, with_values)
             }
-            // Enough tiles per workgroup to amortise its co-rank, while keeping about 4096
-            // workgroups to fill a large GPU.
-            None => (total as u64)
-                .div_ceil(per_step)
-                .div_ceil(4096)
-                .clamp(1, 16) as u32,
+            None => tuning::book_tiles_per_workgroup(total, per_step as u32),
         }
-        .min(most_tiles_per_workgroup(items_per_thread));
-        let kernel = match kernel {
-            // Keys-only merges take their tiles from a counter (3% faster at 2^26 on an H100),
+        .min(tuning::most_tiles_per_workgroup(shape.1));
+        let kernel: &'static Kernel = match options.algorithm {
+            // Keys-only merges take their tiles from a counter (run 40: 3% faster at 2^26),
             // where the device allows its fifth storage buffer; merges with values take fixed
-            // runs of tiles (chunks are 9% slower for them: docs/benchmarks.md, run 39).
-            Kernel::MergePath
+            // runs of tiles (chunks are 9% slower for them: run 39).
+            Algorithm::MergePath
                 if tiles_per_group > 1
-                    && value_size == 0
+                    && !with_values
                     && self
-                        .check_storage_buffers(Kernel::MergePathChunks, false)
+                        .check_storage_buffers(&MERGE_PATH_CHUNKS, false)
                         .is_ok() =>
             {
-                Kernel::MergePathChunks
+                &MERGE_PATH_CHUNKS
             }
-            Kernel::MergePath if tiles_per_group > 1 => Kernel::MergePathTiles,
+            Algorithm::MergePath if tiles_per_group > 1 => &MERGE_PATH_TILES,
             _ => kernel,
         };
         let tiles =
@@ -818,38 +768,47 @@ impl Gpu {
                 len: total,
                 max: max_len,
             })?;
-        // Only the tiled kernels, merge_path_tiles and merge_path_chunks step through several
-        // tiles per workgroup (merge_path_chunks: the dispatch has one workgroup per chunk).
-        let workgroups = match kernel {
-            Kernel::MergeTiled
-            | Kernel::MergeCircular
-            | Kernel::MergePathTiles
-            | Kernel::MergePathChunks => tiles.div_ceil(tiles_per_group),
-            _ => tiles,
+        // merge_path_chunks dispatches one workgroup per chunk; the tiled kernels and
+        // merge_path_tiles one per run of tiles.
+        let workgroups = if std::ptr::eq(kernel, &MERGE_BASIC) || std::ptr::eq(kernel, &MERGE_PATH)
+        {
+            tiles
+        } else {
+            tiles.div_ceil(tiles_per_group)
+        };
+        let partition = if is_merge_path(kernel) {
+            let chunks = std::ptr::eq(kernel, &MERGE_PATH_CHUNKS);
+            Some(Partition::plan(
+                self,
+                key,
+                options.order,
+                (a_len, b_len),
+                per_step as u32,
+                0,
+                chunks,
+            )?)
+        } else {
+            None
         };
         Ok(MergePlan {
             kernel,
-            config,
+            specialization: specialization(kernel, shape, key, options.order, value_size),
+            key,
+            value_size,
             params: MergeParams {
                 a_len: a_len as u32,
                 b_len: b_len as u32,
                 tiles_per_group,
                 run_len: 0,
             },
-            tiles,
             dispatch: self.dispatch_shape(workgroups)?,
-            // partition_lanes invocations per tile boundary, the last one included.
-            partition_dispatch: if kernel.is_merge_path() {
-                Some(self.dispatch_shape(partition_workgroups(tiles))?)
-            } else {
-                None
-            },
+            partition,
         })
     }
 
     /// Records a planned merge. Empty inputs and absent values are bound to the placeholder.
     /// Returns [`Error::Validation`] (recording nothing) where the caller's buffers cannot be
-    /// bound, such as buffers of another device.
+    /// bound.
     pub(crate) fn record_merge(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -860,33 +819,25 @@ impl Gpu {
         if plan.is_empty() {
             return Ok(());
         }
-        let splits = plan
-            .partition_dispatch
-            .map(|_| scratch.splits(&self.device, (u64::from(plan.tiles) + 1) * 4));
-        let bind_groups = self.checked(|| {
-            self.merge_bind_groups(
-                scratch.params.as_entire_binding(),
-                &scratch.placeholder,
-                splits.as_ref().map(|s| (s, &scratch.chunk_counter)),
-                buffers,
-                plan,
-            )
-        })?;
-        self.queue
-            .write_buffer(&scratch.params, 0, bytemuck::bytes_of(&plan.params));
-        self.record_merge_dispatches(encoder, plan, &bind_groups);
+        let params = self.uniform("wgmerge merge params", bytemuck::bytes_of(&plan.params));
+        let prepared = self.checked(|| self.prepare_merge(&params, scratch, buffers, plan))??;
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(plan.kernel.entry),
+            timestamp_writes: None,
+        });
+        prepared.record(&mut pass);
         Ok(())
     }
 
-    /// The bind groups of a planned merge: merge path's partition pass (if any), then the merge.
-    pub(crate) fn merge_bind_groups(
+    /// The pipelines and bind groups of a planned merge: merge path's partition (if any), then
+    /// the merge.
+    pub(crate) fn prepare_merge(
         &self,
-        params: wgpu::BindingResource<'_>,
-        placeholder: &wgpu::Buffer,
-        splits: Option<(&wgpu::Buffer, &wgpu::Buffer)>,
+        params: &wgpu::Buffer,
+        scratch: &Scratch,
         buffers: &MergeBuffers<'_>,
         plan: &MergePlan,
-    ) -> (Option<wgpu::BindGroup>, wgpu::BindGroup) {
+    ) -> Result<PreparedMerge, Error> {
         let total = buffers.a_len + buffers.b_len;
         // Sort's merge passes read both runs of each pair from A's buffer, bound again as B.
         let b_len = if plan.params.run_len > 0 {
@@ -894,394 +845,125 @@ impl Gpu {
         } else {
             buffers.b_len
         };
-        let key_size = plan.config.key.size();
-        let binding = |buffer, len, size| bind_elements(buffer, len, size, placeholder);
-        let mut resources = vec![
-            params,
-            binding(buffers.a, buffers.a_len, key_size),
-            binding(buffers.b, b_len, key_size),
-            binding(buffers.out, total, key_size),
+        let placeholder = scratch.placeholder();
+        let key_size = plan.key.size();
+        let bind = |buffer, len, size| bind_elements(buffer, 0, len, size, placeholder);
+        let splits = plan
+            .partition
+            .as_ref()
+            .map(|p| scratch.splits(&self.device, u64::from(p.boundaries()) * 4));
+        let partition = match (&plan.partition, &splits) {
+            (Some(partition), Some(splits)) => Some(partition.prepare(
+                self,
+                (
+                    bind(buffers.a, buffers.a_len, key_size),
+                    bind(buffers.b, b_len, key_size),
+                ),
+                splits,
+                Some(&scratch.chunk_counter),
+            )?),
+            _ => None,
+        };
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: bind(buffers.a, buffers.a_len, key_size),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: bind(buffers.b, b_len, key_size),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: bind(buffers.out, total, key_size),
+            },
         ];
         if let Some(v) = &buffers.values {
-            resources.extend([
-                binding(v.a, buffers.a_len, v.value_size),
-                binding(v.b, b_len, v.value_size),
-                binding(v.out, total, v.value_size),
+            entries.extend([
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: bind(v.a, buffers.a_len, v.value_size),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: bind(v.b, b_len, v.value_size),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: bind(v.out, total, v.value_size),
+                },
             ]);
         }
-        let mut entries: Vec<wgpu::BindGroupEntry<'_>> = resources
-            .into_iter()
-            .enumerate()
-            .map(|(binding, resource)| wgpu::BindGroupEntry {
-                binding: binding as u32,
-                resource,
-            })
-            .collect();
-        // Merge path's splits, and merge_path_chunks' chunk counter.
-        let chunks = plan.kernel == Kernel::MergePathChunks;
-        if let Some((splits, counter)) = splits {
+        if let Some(splits) = &splits {
             entries.push(wgpu::BindGroupEntry {
                 binding: 7,
                 resource: splits.as_entire_binding(),
             });
-            if chunks {
+            if std::ptr::eq(plan.kernel, &MERGE_PATH_CHUNKS) {
                 entries.push(wgpu::BindGroupEntry {
                     binding: 8,
-                    resource: counter.as_entire_binding(),
+                    resource: scratch.chunk_counter.as_entire_binding(),
                 });
             }
         }
-        let bind_group = |kernel: Kernel, entries: &[wgpu::BindGroupEntry<'_>]| {
-            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(kernel.entry_point()),
-                layout: &self
-                    .layout(kernel.bindings(plan.config.with_values()))
-                    .bind_group,
-                entries,
-            })
-        };
-        let partition = plan.partition_dispatch.map(|_| {
-            // Params, A, B, the splits and the chunk counter.
-            let wanted = [0, 1, 2, 7, 8];
-            let partition_entries: Vec<_> = entries
-                .iter()
-                .filter(|e| wanted.contains(&e.binding))
-                .cloned()
-                .collect();
-            let kernel = Kernel::MergePathPartition { lanes: 1, chunks };
-            bind_group(kernel, &partition_entries)
-        });
-        (partition, bind_group(plan.kernel, &entries))
-    }
-
-    /// Records a planned merge's dispatches with its bind groups.
-    pub(crate) fn record_merge_dispatches(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        plan: &MergePlan,
-        (partition, merge): &(Option<wgpu::BindGroup>, wgpu::BindGroup),
-    ) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(plan.kernel.entry_point()),
-            timestamp_writes: None,
-        });
-        if let (Some(dispatch), Some(bind_group)) = (plan.partition_dispatch, partition) {
-            let kernel = Kernel::MergePathPartition {
-                lanes: partition_lanes(plan.tiles),
-                chunks: plan.kernel == Kernel::MergePathChunks,
-            };
-            pass.set_pipeline(&self.pipeline(
-                kernel,
-                PipelineConfig {
-                    value_size: 0,
-                    ..plan.config
-                },
-            ));
-            pass.set_bind_group(0, bind_group, &[]);
-            pass.dispatch_workgroups(dispatch.0, dispatch.1, 1);
-        }
-        pass.set_pipeline(&self.pipeline(plan.kernel, plan.config));
-        pass.set_bind_group(0, merge, &[]);
-        pass.dispatch_workgroups(plan.dispatch.0, plan.dispatch.1, 1);
-    }
-
-    /// Upload, merge, read back: the slice forms share this. Returns keys and value bytes.
-    ///
-    /// A merge longer than one piece is cut by co-rank (on the CPU, a binary search per cut)
-    /// into pieces whose inputs are contiguous runs of A and B; each piece is uploaded into the
-    /// same GPU buffers, merged, and read back into its place in the output.
-    async fn merge_host<K: Key>(
-        &self,
-        a: &[K],
-        b: &[K],
-        values: Option<HostValues<'_>>,
-        options: &MergeOptions,
-        progress: &mut dyn FnMut(usize, usize),
-    ) -> Result<(Vec<K>, Vec<u8>), Error> {
-        let value_size = values.map_or(0, |v| v.size);
-        let total = a.len() + b.len();
-        // A piece fits one binding per array, and its keys and values (plus the two validation
-        // words) fit one readback buffer.
-        let device_max = self
-            .max_merge_len(K::TYPE, value_size)
-            .min(self.max_readback_len(K::TYPE.size() + value_size, 8));
-        let piece_len = options.piece_len(device_max)?;
-        // Check the options (and that the device can run this merge at all) before any work.
-        self.plan_merge(K::TYPE, 0, 0, value_size, options)?;
-        if total == 0 {
-            return Ok((Vec::new(), Vec::new()));
-        }
-
-        let key_size = K::TYPE.size() as usize;
-        let value_size = value_size as usize;
-        let pieces = total.div_ceil(piece_len);
-        // A piece never holds more of an input than the input has.
-        let a_room = a.len().min(piece_len);
-        let b_room = b.len().min(piece_len);
-        let out_room = total.min(piece_len);
-
-        let mut keys = host_vec(total, K::zeroed())?;
-        let mut out_values = host_vec(total * value_size, 0u8)?;
-        let storage = wgpu::BufferUsages::STORAGE;
-        let buffers = self
-            .scoped(|| {
-                let buffer = |label, len: usize, size: usize, usage| {
-                    self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(label),
-                        // An empty input is bound to the placeholder; give it a valid buffer.
-                        size: (len * size).max(8) as u64,
-                        usage,
-                        mapped_at_creation: false,
-                    })
-                };
-                let input = storage | wgpu::BufferUsages::COPY_DST;
-                let output = storage | wgpu::BufferUsages::COPY_SRC;
-                let key_buffers = [
-                    buffer("wgmerge a", a_room, key_size, input),
-                    buffer("wgmerge b", b_room, key_size, input),
-                    buffer("wgmerge out", out_room, key_size, output),
-                ];
-                let value_buffers = values.map(|_| {
-                    [
-                        buffer("wgmerge a values", a_room, value_size, input),
-                        buffer("wgmerge b values", b_room, value_size, input),
-                        buffer("wgmerge out values", out_room, value_size, output),
-                    ]
-                });
-                let validation = options
-                    .validate
-                    .then(|| [0, 1].map(|_| Validation::new(&self.device)));
-                let staging = buffer(
-                    "wgmerge readback",
-                    out_room * (key_size + value_size) + 8,
-                    1,
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                );
-                (
-                    key_buffers,
-                    value_buffers,
-                    staging,
-                    self.create_scratch(),
-                    validation,
-                )
-            })
-            .await?;
-        let (key_buffers, value_buffers, staging, scratch, validation) = &buffers;
-
-        let order = options.order;
-        let (mut i0, mut k0) = (0, 0);
-        for piece in 0..pieces {
-            let k1 = if piece + 1 == pieces {
-                total
-            } else {
-                k0 + piece_len
-            };
-            let j0 = k0 - i0;
-            // Clamped so that unsorted input (where co-rank need not grow with rank) still
-            // gives pieces that cover each input exactly once.
-            let i1 = cpu::co_rank_ordered(k1, a, b, order).clamp(i0, i0 + (k1 - k0));
-            let j1 = k1 - i1;
-            let (a_len, b_len, len) = (i1 - i0, j1 - j0, k1 - k0);
-            if options.validate {
-                // The GPU checks inside each piece; the joins between pieces are checked here.
-                for (side, keys, start, end) in [(Side::A, a, i0, i1), (Side::B, b, j0, j1)] {
-                    if start > 0 && start < end && keys[start].before(&keys[start - 1], order) {
-                        return Err(Error::Unsorted { side, index: start });
-                    }
-                }
-            }
-            let plan = self.plan_merge(K::TYPE, a_len, b_len, value_size as u32, options)?;
-            let staging = self
-                .scoped(|| {
-                    let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
-                        if !bytes.is_empty() {
-                            self.queue.write_buffer(buffer, 0, bytes);
-                        }
-                    };
-                    write(&key_buffers[0], bytemuck::cast_slice(&a[i0..i1]));
-                    write(&key_buffers[1], bytemuck::cast_slice(&b[j0..j1]));
-                    if let (Some(v), Some(buffers)) = (values, value_buffers) {
-                        write(&buffers[0], &v.a[i0 * value_size..i1 * value_size]);
-                        write(&buffers[1], &v.b[j0 * value_size..j1 * value_size]);
-                    }
-                    let mut encoder = self.device.create_command_encoder(&Default::default());
-                    let merge_buffers = MergeBuffers {
-                        a: &key_buffers[0],
-                        a_len,
-                        b: &key_buffers[1],
-                        b_len,
-                        out: &key_buffers[2],
-                        values: value_buffers.as_ref().map(|[a, b, out]| ValueBuffers {
-                            a,
-                            b,
-                            out,
-                            value_size: value_size as u32,
-                        }),
-                    };
-                    if let Some(validation) = validation {
-                        for (check, keys, len) in [
-                            (&validation[0], &key_buffers[0], a_len),
-                            (&validation[1], &key_buffers[1], b_len),
-                        ] {
-                            self.record_validate(&mut encoder, check, keys, len, &plan.config);
-                        }
-                    }
-                    self.record_merge(&mut encoder, scratch, &merge_buffers, &plan)?;
-                    let key_bytes = (len * key_size) as u64;
-                    encoder.copy_buffer_to_buffer(&key_buffers[2], 0, staging, 0, key_bytes);
-                    if let Some([_, _, out]) = value_buffers {
-                        let bytes = (len * value_size) as u64;
-                        encoder.copy_buffer_to_buffer(out, 0, staging, key_bytes, bytes);
-                    }
-                    if let Some([a_check, b_check]) = validation {
-                        let end = staging.size() - 8;
-                        encoder.copy_buffer_to_buffer(&a_check.first_unsorted, 0, staging, end, 4);
-                        encoder.copy_buffer_to_buffer(
-                            &b_check.first_unsorted,
-                            0,
-                            staging,
-                            end + 4,
-                            4,
-                        );
-                    }
-                    self.queue.submit([encoder.finish()]);
-                    Ok::<_, Error>(staging)
-                })
-                .await??;
-            let unsorted = self
-                .read_back(staging, |bytes| {
-                    let (key_bytes, value_bytes) = bytes.split_at(len * key_size);
-                    bytemuck::cast_slice_mut::<K, u8>(&mut keys[k0..k1]).copy_from_slice(key_bytes);
-                    out_values[k0 * value_size..k1 * value_size]
-                        .copy_from_slice(&value_bytes[..len * value_size]);
-                    let tail = &bytes[bytes.len() - 8..];
-                    Validation::error(Side::A, i0, &tail[..4])
-                        .or_else(|| Validation::error(Side::B, j0, &tail[4..]))
-                })
-                .await?;
-            if let (true, Some(error)) = (options.validate, unsorted) {
-                return Err(error);
-            }
-            progress(k1, total);
-            (i0, k0) = (i1, k1);
-        }
-        Ok((keys, out_values))
-    }
-}
-
-/// One input's sortedness check: its length and the first out-of-order index found.
-pub(crate) struct Validation {
-    params: wgpu::Buffer,
-    pub(crate) first_unsorted: wgpu::Buffer,
-}
-
-impl Validation {
-    pub(crate) fn new(device: &wgpu::Device) -> Self {
-        let buffer = |label, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: 16,
-                usage: usage | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
-        Validation {
-            params: buffer("wgmerge validate params", wgpu::BufferUsages::UNIFORM),
-            first_unsorted: buffer(
-                "wgmerge first unsorted",
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            ),
-        }
-    }
-
-    /// The error a readback of `first_unsorted` (the word, for `side` starting at `start` of its
-    /// input) reports, if any.
-    pub(crate) fn error(side: Side, start: usize, word: &[u8]) -> Option<Error> {
-        let first = u32::from_le_bytes(word.try_into().expect("4 bytes"));
-        (first != u32::MAX).then_some(Error::Unsorted {
-            side,
-            index: start + first as usize,
+        let with_values = buffers.values.is_some();
+        Ok(PreparedMerge {
+            partition,
+            pipeline: self.pipeline(plan.kernel, &plan.specialization)?,
+            bind_group: self.bind_group(plan.kernel, with_values, &entries),
+            dispatch: plan.dispatch,
         })
     }
-}
 
-impl Gpu {
-    /// Records `validate.wgsl` over the first `len` keys of `keys`, after resetting its result.
-    pub(crate) fn record_validate(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        validation: &Validation,
-        keys: &wgpu::Buffer,
-        len: usize,
-        merge: &PipelineConfig,
-    ) {
-        // Written before the submit, so they reach the GPU before this encoder's commands.
-        self.queue.write_buffer(
-            &validation.params,
-            0,
-            bytemuck::bytes_of(&[len as u32, 0, 0, 0]),
-        );
-        self.queue
-            .write_buffer(&validation.first_unsorted, 0, &u32::MAX.to_le_bytes());
-        if len < 2 {
-            return;
+    /// Checks every array a resident operation binds: its buffer belongs to this device, has
+    /// `STORAGE` and room for its elements, and no written array shares a buffer with another.
+    pub(crate) fn check_arrays(&self, arrays: &[Array<'_>]) -> Result<(), Error> {
+        for &(name, buffer, len, size, _) in arrays {
+            check_buffer(name, buffer, len, size)?;
         }
-        let config = PipelineConfig {
-            workgroup_size: 256,
-            items_per_thread: 1,
-            value_size: 0,
-            ..*merge
-        };
-        let groups = (len as u32 - 1).div_ceil(config.workgroup_size);
-        // The merge of the same input fits one binding, so its dispatch folds; this one has
-        // fewer workgroups than a merge of 256 x 1 would.
-        let Ok((x, y)) = self.dispatch_shape(groups) else {
-            return;
-        };
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgmerge validate"),
-            layout: &self.layout(Kernel::Validate.bindings(false)).bind_group,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: validation.params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: bind_elements(keys, len, merge.key.size(), keys),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: validation.first_unsorted.as_entire_binding(),
-                },
-            ],
-        });
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("find_unsorted"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&self.pipeline(Kernel::Validate, config));
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(x, y, 1);
+        for (i, &(first, buffer, len, _, written)) in arrays.iter().enumerate() {
+            for &(second, other, other_len, _, other_written) in &arrays[i + 1..] {
+                if len > 0 && other_len > 0 && (written || other_written) && buffer == other {
+                    let (first, second) = if other_written {
+                        (first, second)
+                    } else {
+                        (second, first)
+                    };
+                    return Err(Error::Aliased { first, second });
+                }
+            }
+        }
+        for &(name, buffer, len, _, _) in arrays {
+            if len > 0 {
+                self.check_owned(name, buffer)?;
+            }
+        }
+        Ok(())
     }
 }
 
-/// Binds the first `len` elements of `size` bytes of `buffer`, or the placeholder when there are
-/// none.
-pub(crate) fn bind_elements<'a>(
-    buffer: &'a wgpu::Buffer,
-    len: usize,
-    size: u32,
-    placeholder: &'a wgpu::Buffer,
-) -> wgpu::BindingResource<'a> {
-    if len == 0 {
-        return placeholder.as_entire_binding();
+/// A merge's pipelines and bind groups, ready to record into a compute pass.
+pub(crate) struct PreparedMerge {
+    partition: Option<crate::partition::PreparedPartition>,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    dispatch: (u32, u32),
+}
+
+impl PreparedMerge {
+    /// Records the partition (if any) and the merge into `pass`.
+    pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if let Some(partition) = &self.partition {
+            partition.record(pass);
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
     }
-    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-        buffer,
-        offset: 0,
-        size: wgpu::BufferSize::new(len as u64 * u64::from(size)),
-    })
 }
 
 /// Checks that a caller's buffer can be bound for `len` elements of `size` bytes.
@@ -1309,4 +991,206 @@ pub(crate) fn check_buffer(
         });
     }
     Ok(())
+}
+
+/// Checks that a caller's output slice has room for exactly `len` elements.
+pub(crate) fn check_out_len(what: &'static str, actual: usize, len: usize) -> Result<(), Error> {
+    if actual != len {
+        return Err(Error::LengthMismatch {
+            what,
+            left: actual,
+            right: len,
+        });
+    }
+    Ok(())
+}
+
+/// A slice-form merge, piece by piece (host.rs runs it).
+struct MergeWork<'a, K> {
+    a: &'a [K],
+    b: &'a [K],
+    options: &'a MergeOptions,
+    value_size: u32,
+    scratch: Scratch,
+}
+
+impl<K: Key> PieceWork for MergeWork<'_, K> {
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        piece: &Piece,
+        inputs: &[wgpu::Buffer],
+        outputs: &[wgpu::Buffer],
+    ) -> Result<Recorded, Error> {
+        let (a_len, b_len) = (piece.inputs[0].len(), piece.inputs[1].len());
+        let plan = gpu.plan_merge(K::TYPE, a_len, b_len, self.value_size, self.options)?;
+        let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
+        if self.options.validate {
+            let words = result_words(gpu, 2);
+            let order = (K::TYPE, self.options.order);
+            gpu.record_validate(encoder, order, &inputs[0], a_len, &words, 0)?;
+            gpu.record_validate(encoder, order, &inputs[1], b_len, &words, 1)?;
+            recorded.words = vec![(words.clone(), 0), (words, 4)];
+        }
+        let buffers = MergeBuffers {
+            a: &inputs[0],
+            a_len,
+            b: &inputs[1],
+            b_len,
+            out: &outputs[0],
+            values: (self.value_size > 0).then(|| ValueBuffers {
+                a: &inputs[2],
+                b: &inputs[3],
+                out: &outputs[1],
+                value_size: self.value_size,
+            }),
+        };
+        gpu.record_merge(encoder, &self.scratch, &buffers, &plan)?;
+        Ok(recorded)
+    }
+
+    fn check(&mut self, piece: &Piece, words: &[u32]) -> Result<(), Error> {
+        let order = self.options.order;
+        let a = unsorted(Side::A, self.a, piece.inputs[0].start, words[0], order);
+        let b = || unsorted(Side::B, self.b, piece.inputs[1].start, words[1], order);
+        match a.or_else(b) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Gpu {
+    /// Upload, merge, read back, through the host driver: the slice forms share this. Writes
+    /// keys (and value bytes) into `destinations`; returns the elements written.
+    ///
+    /// A merge longer than one piece is cut by co-rank (on the host, a binary search per cut)
+    /// into pieces whose inputs are contiguous runs of A and B.
+    pub(crate) async fn merge_host<K: Key>(
+        &self,
+        a: &[K],
+        b: &[K],
+        values: Option<HostValues<'_>>,
+        options: &MergeOptions,
+        destinations: host::Destinations<'_, '_>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<usize, Error> {
+        let value_size = values.map_or(0, |v| v.size);
+        let total = a.len() + b.len();
+        let most = options.piece_len(self.max_merge_len(K::TYPE, value_size))?;
+        // Check the options (and that the device can run this merge at all) before any work.
+        self.plan_merge(K::TYPE, 0, 0, value_size, options)?;
+        if total == 0 {
+            return Ok(0);
+        }
+        let piece_len = if options.max_piece_len.is_some() {
+            most
+        } else {
+            tuning::host_piece_len(total, most)
+        };
+        let order = options.order;
+        let mut pieces = Vec::new();
+        let (mut i0, mut k0) = (0, 0);
+        while k0 < total {
+            let k1 = (k0 + piece_len).min(total);
+            let j0 = k0 - i0;
+            // Clamped so that unsorted input (where co-rank need not grow with rank) still
+            // gives pieces that cover each input exactly once.
+            let i1 = cpu::co_rank_ordered(k1, a, b, order).clamp(i0, i0 + (k1 - k0));
+            let i1 = i1.min(a.len()).max(k1.saturating_sub(b.len()));
+            let j1 = k1 - i1;
+            if options.validate {
+                // The GPU checks inside each piece; the joins between pieces are checked here.
+                for (side, keys, start, end) in [(Side::A, a, i0, i1), (Side::B, b, j0, j1)] {
+                    if start > 0 && start < end && keys[start].before(&keys[start - 1], order) {
+                        return Err(unsorted_at(side, keys, start, order));
+                    }
+                }
+            }
+            let mut inputs = vec![i0..i1, j0..j1];
+            if values.is_some() {
+                inputs.extend([i0..i1, j0..j1]);
+            }
+            pieces.push(Piece {
+                inputs,
+                output: k0..k1,
+            });
+            (i0, k0) = (i1, k1);
+        }
+        let key_size = K::TYPE.size() as usize;
+        let mut call = Call {
+            inputs: vec![
+                (bytemuck::cast_slice(a), key_size),
+                (bytemuck::cast_slice(b), key_size),
+            ],
+            output_sizes: vec![key_size],
+            input_room: vec![a.len().min(piece_len), b.len().min(piece_len)],
+            output_room: total.min(piece_len),
+            pieces,
+        };
+        if let Some(v) = values {
+            let size = v.size as usize;
+            call.inputs.extend([(v.a, size), (v.b, size)]);
+            call.input_room
+                .extend([a.len().min(piece_len), b.len().min(piece_len)]);
+            call.output_sizes.push(size);
+        }
+        let mut work = MergeWork {
+            a,
+            b,
+            options,
+            value_size,
+            scratch: self.create_scratch(),
+        };
+        host::run(self, &call, &mut work, destinations, progress).await
+    }
+}
+
+/// Configurations the crate builds, for the kernel tests: each kernel's shapes for every key
+/// type, order and value size, with the shapes the tests use.
+#[cfg(test)]
+pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
+    let mut out = Vec::new();
+    let kernels: [&'static Kernel; 6] = [
+        &MERGE_BASIC,
+        &MERGE_TILED,
+        &MERGE_CIRCULAR,
+        &MERGE_PATH,
+        &MERGE_PATH_TILES,
+        &MERGE_PATH_CHUNKS,
+    ];
+    for kernel in kernels {
+        for key in KeyType::ALL {
+            let mut shapes = vec![
+                tuning::book_shape(false, key),
+                tuning::book_shape(true, key),
+                tuning::merge_path_shape(0, 0, |_| true),
+                tuning::merge_path_shape(4, 0, |_| true),
+                tuning::merge_path_shape(0, 1 << 30, |_| true),
+                tuning::merge_path_shape(4, 1 << 30, |_| true),
+                tuning::merge_path_shape(0, 1 << 30, |s| s.0 <= 256),
+                tuning::SORT_SHAPE,
+                (1, 1),
+                (96, 3),
+            ];
+            if key == KeyType::U32 {
+                shapes.extend([(4, 2), (256, 8), (1024, 1)]);
+            }
+            shapes.sort_unstable();
+            shapes.dedup();
+            for shape in shapes {
+                for order in [Order::Ascending, Order::Descending] {
+                    for value_size in [0, 4, 8] {
+                        out.push(crate::kernel_tests::Configuration {
+                            kernel,
+                            specialization: specialization(kernel, shape, key, order, value_size),
+                            workgroup_memory: workgroup_memory(kernel, shape, key, value_size),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
 }

@@ -1,72 +1,24 @@
 //! Set operations on two sorted inputs, on the GPU: union, intersection, difference and
 //! symmetric difference, as multisets, with the C++ library's `std::set_*` rule for repeated
-//! keys. `set_ops.wgsl` decides every element at once (its rank among equal keys in its own
-//! input against the copies of its key in the other), a scan ranks the kept ones, and each is
-//! written where the stable merge of the kept elements puts it. Four dispatches, one submission,
-//! one readback.
+//! keys. The work is cut like a merge, by the partition pass (partition.rs); `set.wgsl` merges
+//! each tile and decides its elements, the public scan (scan.rs) turns the tiles' counts into
+//! their places in the output, and a second pass writes the kept elements there. One
+//! submission; the count comes back with the output.
 
-use bytemuck::Pod;
+use bytemuck::{Pod, Zeroable};
 
-use crate::gpu::{host_collect, host_vec};
-use crate::key::{Key, KeyType, Order};
-use crate::merge::{HostValues, Validation};
-use crate::shader::{Kernel, PipelineConfig};
+use crate::device::bind_elements;
+use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
+use crate::key::{values_module, Key, KeyType, Order};
+use crate::merge::{HostValues, VALUE_BINDINGS};
+use crate::ops::{ReduceOp, ScanKind, SetOperation};
+use crate::partition::Partition;
+use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::scan::ScanOptions;
+use crate::scratch::Scratch;
+use crate::tuning::{self, Shape};
+use crate::validate::{result_words, unsorted};
 use crate::{Error, Gpu, Side};
-
-/// A set operation on two sorted inputs, each a multiset. For a key found `m` times in A and `n`
-/// times in B the result holds:
-///
-/// | operation | copies | taken from |
-/// |---|---|---|
-/// | `Union` | max(m, n) | A's m, then B's last n - m |
-/// | `Intersection` | min(m, n) | A's first min(m, n) |
-/// | `Difference` (A - B) | m - n if m > n | A's last m - n |
-/// | `SymmetricDifference` | \|m - n\| | A's last m - n or B's last n - m |
-///
-/// the rule of C++'s `std::set_union` and its siblings. The result is sorted in the inputs'
-/// order, and stable: where A and B both contribute copies of a key, A's come first, and values
-/// travel with their keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SetOperation {
-    /// Every key of either input.
-    Union,
-    /// The keys in both.
-    Intersection,
-    /// The keys of A that are not in B.
-    Difference,
-    /// The keys in one input but not the other.
-    SymmetricDifference,
-}
-
-impl SetOperation {
-    /// Every operation.
-    pub const ALL: [SetOperation; 4] = [
-        SetOperation::Union,
-        SetOperation::Intersection,
-        SetOperation::Difference,
-        SetOperation::SymmetricDifference,
-    ];
-
-    /// Lower-case name, as benchmarks and the demo print it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SetOperation::Union => "union",
-            SetOperation::Intersection => "intersection",
-            SetOperation::Difference => "difference",
-            SetOperation::SymmetricDifference => "symmetric_difference",
-        }
-    }
-
-    /// The operation called `name` (see [`SetOperation::name`]).
-    pub fn from_name(name: &str) -> Option<SetOperation> {
-        SetOperation::ALL.into_iter().find(|op| op.name() == name)
-    }
-
-    /// `SET_OPERATION` in `set_ops.wgsl`.
-    pub(crate) fn index(self) -> u8 {
-        self as u8
-    }
-}
 
 /// How to run a set operation. A plain struct: set the fields you need and take the rest from
 /// `Default`.
@@ -74,18 +26,75 @@ impl SetOperation {
 pub struct SetOptions {
     /// The order both inputs are sorted in, and the output's.
     pub order: Order,
-    /// Invocations per workgroup; `None` takes 256.
-    pub workgroup_size: Option<u32>,
-    /// Elements each invocation decides per pass (1..=[`MAX_ITEMS_PER_THREAD`](crate::MAX_ITEMS_PER_THREAD)); `None` takes 4.
-    pub items_per_thread: Option<u32>,
     /// Check on the GPU that both inputs are sorted in `order`, returning [`Error::Unsorted`]
-    /// with the first out-of-order index if not (as [`crate::MergeOptions::validate`]). Costs one
+    /// with the first out-of-order keys if not (as [`crate::MergeOptions::validate`]). Costs one
     /// extra read of the inputs.
     pub validate: bool,
 }
 
-/// The shape the set operation's passes run in unless the options name another.
-const DEFAULT_SHAPE: (u32, u32) = (256, 4);
+/// `set_count` in set.wgsl.
+pub(crate) static SET_COUNT: Kernel = Kernel {
+    file: "set",
+    entry: "set_count",
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (7, READ), (8, WRITE)],
+    value_bindings: &[],
+};
+/// `set_write` in set.wgsl.
+pub(crate) static SET_WRITE: Kernel = Kernel {
+    file: "set",
+    entry: "set_write",
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (7, READ)],
+    value_bindings: VALUE_BINDINGS,
+};
+
+/// `SetParams` in set.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct SetParams {
+    a_len: u32,
+    b_len: u32,
+    ends_at: u32,
+    _pad: u32,
+}
+
+/// The scratch temporaries a set operation uses (scan.rs numbers its own from 0).
+const CUTS: usize = 40;
+const COUNTS: usize = 41;
+
+fn specialization(
+    kernel: &Kernel,
+    operation: SetOperation,
+    key: KeyType,
+    order: Order,
+    value_size: u32,
+) -> Specialization {
+    let (workgroup_size, items) = tuning::SET_SHAPE;
+    let with_values = value_size > 0 && std::ptr::eq(kernel, &SET_WRITE);
+    Specialization {
+        params: vec![
+            ("key", key.module()),
+            (
+                "values",
+                values_module(if with_values { value_size } else { 0 }),
+            ),
+            ("lanes", "lib/workgroup_scan/plain"),
+        ],
+        constants: vec![
+            ("WORKGROUP_SIZE", workgroup_size),
+            ("ITEMS_PER_THREAD", items),
+            ("DESCENDING", u32::from(order == Order::Descending)),
+            ("SET_OPERATION", u32::from(operation.index())),
+        ],
+        with_values,
+    }
+}
+
+/// Bytes of workgroup memory of the set kernels: a tile of keys and its slots, and the
+/// workgroup scan's rows.
+fn workgroup_memory((workgroup, items): Shape, key: KeyType) -> u64 {
+    let tile = u64::from(workgroup) * u64::from(items);
+    tile * (u64::from(key.size()) + 4) + u64::from(workgroup) * 16
+}
 
 impl Gpu {
     /// `operation` on sorted `a` and `b` (ascending), read back: see [`SetOperation`] for what
@@ -110,7 +119,7 @@ impl Gpu {
         b: &[K],
         options: &SetOptions,
     ) -> Result<Vec<K>, Error> {
-        pollster::block_on(self.set_operation_async(operation, a, b, options))
+        self.block_on(self.set_operation_async(operation, a, b, options))
     }
 
     /// [`Gpu::set_operation_with`] without blocking, for targets that cannot block.
@@ -121,7 +130,11 @@ impl Gpu {
         b: &[K],
         options: &SetOptions,
     ) -> Result<Vec<K>, Error> {
-        Ok(self.set_host(operation, a, b, None, options).await?.0)
+        let mut keys = ResultVec::<K>::new(a.len() + b.len())?;
+        let kept = self
+            .set_host(operation, a, b, None, options, &mut [keys.bytes()])
+            .await?;
+        Ok(keys.into_vec(kept))
     }
 
     /// `operation` on sorted keys with a value per key; each kept key brings its value. Values
@@ -156,7 +169,7 @@ impl Gpu {
         b_values: &[V],
         options: &SetOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        pollster::block_on(
+        self.block_on(
             self.set_operation_pairs_async(operation, a_keys, a_values, b_keys, b_values, options),
         )
     }
@@ -172,47 +185,39 @@ impl Gpu {
         options: &SetOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
         let values = HostValues::of(a_keys, a_values, b_keys, b_values)?;
-        let (keys, values) = self
-            .set_host(operation, a_keys, b_keys, Some(values), options)
+        let total = a_keys.len() + b_keys.len();
+        let mut keys = ResultVec::<K>::new(total)?;
+        let mut kept_values = ResultVec::<V>::new(total)?;
+        let kept = self
+            .set_host(
+                operation,
+                a_keys,
+                b_keys,
+                Some(values),
+                options,
+                &mut [keys.bytes(), kept_values.bytes()],
+            )
             .await?;
-        Ok((keys, host_collect(&values)?))
+        Ok((keys.into_vec(kept), kept_values.into_vec(kept)))
     }
 
     /// The longest pair of inputs (`a.len() + b.len()`) a set operation takes on this device for
-    /// `key` keys with values of `value_size` bytes (0 for none): the inputs, the output and a
-    /// work buffer of two words per element each fit one storage binding.
-    /// In the default shape; a smaller tile (more blocks) takes a little less.
+    /// `key` keys with values of `value_size` bytes (0 for none): what one storage binding holds.
     pub fn max_set_len(&self, key: KeyType, value_size: u32) -> usize {
-        let tile = DEFAULT_SHAPE.0 * DEFAULT_SHAPE.1;
-        self.max_set_len_in(key, value_size, u64::from(tile))
+        self.max_merge_len(key, value_size)
     }
 
-    fn max_set_len_in(&self, key: KeyType, value_size: u32, tile: u64) -> usize {
-        let limits = self.limits();
-        let binding = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        // Two lengths, two words per element, one per block of `tile`, and the total.
-        let words = binding / 4;
-        let work = words.saturating_sub(3) * tile / (2 * tile + 1);
-        let work = usize::try_from(work).unwrap_or(usize::MAX);
-        let readback = self.max_readback_len(key.size() + value_size, 4);
-        self.max_merge_len(key, value_size).min(work).min(readback)
-    }
-
-    /// Checks a set operation's options and length against the device: the pipeline shape.
+    /// Checks a set operation's lengths against the device and plans it.
     fn plan_set(
         &self,
+        operation: SetOperation,
         key: KeyType,
-        len: usize,
+        (a_len, b_len): (usize, usize),
         value_size: u32,
-        options: &SetOptions,
-    ) -> Result<PipelineConfig, Error> {
-        let workgroup_size = options.workgroup_size.unwrap_or(DEFAULT_SHAPE.0);
-        let items_per_thread = options.items_per_thread.unwrap_or(DEFAULT_SHAPE.1);
-        self.check_shape(workgroup_size, items_per_thread)?;
-        let tile = u64::from(workgroup_size) * u64::from(items_per_thread);
-        let max = self.max_set_len_in(key, value_size, tile);
+        order: Order,
+    ) -> Result<SetPlan, Error> {
+        let len = a_len + b_len;
+        let max = self.max_set_len(key, value_size);
         if len > max {
             return Err(Error::TooLarge {
                 what: "set operation input",
@@ -220,18 +225,146 @@ impl Gpu {
                 max,
             });
         }
-        let config = PipelineConfig {
-            workgroup_size,
-            items_per_thread,
+        let shape = tuning::SET_SHAPE;
+        self.check_shape(shape)?;
+        self.check_workgroup_memory(
+            workgroup_memory(shape, key),
+            &format!("a set operation on {} keys", key.name()),
+        )?;
+        self.check_storage_buffers(&SET_WRITE, value_size > 0)?;
+        self.check_storage_buffers(&crate::scan::SCAN, false)?;
+        let tile = shape.0 * shape.1;
+        let tiles = len.div_ceil(tile as usize);
+        Ok(SetPlan {
+            operation,
             key,
-            order: options.order,
+            order,
             value_size,
-        };
-        self.check_storage_buffers(Kernel::SetScatter, value_size > 0)?;
-        Ok(config)
+            a_len,
+            b_len,
+            tiles,
+            partition: Partition::plan(self, key, order, (a_len, b_len), tile, 0, false)?,
+            dispatch: self.dispatch_shape(tiles as u32)?,
+        })
     }
 
-    /// Upload, run the four passes, read back the kept elements; returns keys and value bytes.
+    /// Records a planned set operation; returns where the GPU leaves the number of kept
+    /// elements (buffer, byte offset).
+    fn record_set(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        buffers: &SetBuffers<'_>,
+        plan: &SetPlan,
+    ) -> Result<(wgpu::Buffer, u64), Error> {
+        let tiles = plan.tiles;
+        // The boundaries, then the tiles' ends at a 256-byte offset, room for whole vec4s.
+        let ends_at = (tiles as u64 + 1).next_multiple_of(64);
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let cuts = scratch.temporary(
+            &self.device,
+            CUTS,
+            (ends_at + tiles as u64 + 4) * 4,
+            storage,
+        );
+        let counts = scratch.temporary(&self.device, COUNTS, (tiles as u64 + 4) * 4, storage);
+        let count_at = (ends_at + tiles as u64 - 1) * 4;
+        if tiles == 0 {
+            return Ok((cuts, 0));
+        }
+        let key_size = plan.key.size();
+        let placeholder = scratch.placeholder();
+        let bind = |buffer, len, size| bind_elements(buffer, 0, len, size, placeholder);
+        let params = SetParams {
+            a_len: plan.a_len as u32,
+            b_len: plan.b_len as u32,
+            ends_at: ends_at as u32,
+            _pad: 0,
+        };
+        let uniform = self.uniform("wgmerge set params", bytemuck::bytes_of(&params));
+        let partition = plan.partition.prepare(
+            self,
+            (
+                bind(buffers.a, plan.a_len, key_size),
+                bind(buffers.b, plan.b_len, key_size),
+            ),
+            &cuts,
+            None,
+        )?;
+        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
+        let count_group = self.bind_group(
+            &SET_COUNT,
+            false,
+            &[
+                entry(0, uniform.as_entire_binding()),
+                entry(1, bind(buffers.a, plan.a_len, key_size)),
+                entry(2, bind(buffers.b, plan.b_len, key_size)),
+                entry(7, cuts.as_entire_binding()),
+                entry(8, counts.as_entire_binding()),
+            ],
+        );
+        let total = plan.a_len + plan.b_len;
+        let mut write_entries = vec![
+            entry(0, uniform.as_entire_binding()),
+            entry(1, bind(buffers.a, plan.a_len, key_size)),
+            entry(2, bind(buffers.b, plan.b_len, key_size)),
+            entry(3, bind(buffers.out, total, key_size)),
+            entry(7, cuts.as_entire_binding()),
+        ];
+        let with_values = buffers.values.is_some();
+        if let Some((a, b, out)) = buffers.values {
+            let size = plan.value_size;
+            write_entries.extend([
+                entry(4, bind(a, plan.a_len, size)),
+                entry(5, bind(b, plan.b_len, size)),
+                entry(6, bind(out, total, size)),
+            ]);
+        }
+        let write_group = self.bind_group(&SET_WRITE, with_values, &write_entries);
+        let spec = |kernel| {
+            specialization(
+                kernel,
+                plan.operation,
+                plan.key,
+                plan.order,
+                plan.value_size,
+            )
+        };
+        let count_pipeline = self.pipeline(&SET_COUNT, &spec(&SET_COUNT))?;
+        let write_pipeline = self.pipeline(&SET_WRITE, &spec(&SET_WRITE))?;
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("set_count"),
+                timestamp_writes: None,
+            });
+            partition.record(&mut pass);
+            pass.set_pipeline(&count_pipeline);
+            pass.set_bind_group(0, &count_group, &[]);
+            pass.dispatch_workgroups(plan.dispatch.0, plan.dispatch.1, 1);
+        }
+        // Each tile's end in the output: the inclusive scan of the counts.
+        self.record_scan_into::<u32>(
+            encoder,
+            scratch,
+            (&counts, 0),
+            (&cuts, ends_at),
+            tiles,
+            ScanKind::Inclusive,
+            ReduceOp::Sum,
+            &ScanOptions::default(),
+        )?;
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("set_write"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&write_pipeline);
+        pass.set_bind_group(0, &write_group, &[]);
+        pass.dispatch_workgroups(plan.dispatch.0, plan.dispatch.1, 1);
+        Ok((cuts, count_at))
+    }
+
+    /// Upload, run, read back the kept elements through the host driver; writes keys (and value
+    /// bytes) into `destinations` and returns how many were kept.
     async fn set_host<K: Key>(
         &self,
         operation: SetOperation,
@@ -239,156 +372,141 @@ impl Gpu {
         b: &[K],
         values: Option<HostValues<'_>>,
         options: &SetOptions,
-    ) -> Result<(Vec<K>, Vec<u8>), Error> {
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
         let value_size = values.map_or(0, |v| v.size);
-        let len = a.len() + b.len();
-        let config = self.plan_set(K::TYPE, len, value_size, options)?;
-        if len == 0 {
-            return Ok((Vec::new(), Vec::new()));
+        let (m, n) = (a.len(), b.len());
+        self.plan_set(operation, K::TYPE, (m, n), value_size, options.order)?;
+        if m + n == 0 {
+            return Ok(0);
         }
-        let tile = config.workgroup_size as usize * config.items_per_thread as usize;
-        let blocks = len.div_ceil(tile);
-        let dispatch = self.dispatch_shape(blocks as u32)?;
-        let key_size = u64::from(K::TYPE.size());
-        let value_size = u64::from(value_size);
-        let out_bytes = len as u64 * key_size;
-        let out_value_bytes = len as u64 * value_size;
-        // The work buffer: two lengths, two words per element, one per block, the total.
-        let total_at = (2 + 2 * len + blocks) as u64 * 4;
+        let key_size = K::TYPE.size() as usize;
+        let mut call = Call {
+            inputs: vec![
+                (bytemuck::cast_slice(a), key_size),
+                (bytemuck::cast_slice(b), key_size),
+            ],
+            output_sizes: vec![key_size],
+            pieces: vec![Piece {
+                inputs: vec![0..m, 0..n],
+                output: 0..m + n,
+            }],
+            input_room: vec![m, n],
+            output_room: m + n,
+        };
+        if let Some(v) = values {
+            let size = v.size as usize;
+            call.inputs.extend([(v.a, size), (v.b, size)]);
+            call.input_room.extend([m, n]);
+            call.output_sizes.push(size);
+            call.pieces[0].inputs.extend([0..m, 0..n]);
+        }
+        let mut work = SetWork {
+            operation,
+            a,
+            b,
+            options,
+            value_size,
+            scratch: self.create_scratch(),
+        };
+        host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
+    }
+}
 
-        let staging = self
-            .scoped(|| {
-                let buffer = |label, size, usage| self.buffer_at_least_8(label, size, usage);
-                let input = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-                let output = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-                let upload = |label, bytes: &[u8]| {
-                    let buffer = buffer(label, bytes.len() as u64, input);
-                    self.queue.write_buffer(&buffer, 0, bytes);
-                    buffer
-                };
-                let mut buffers = vec![
-                    upload("wgmerge set a", bytemuck::cast_slice(a)),
-                    upload("wgmerge set b", bytemuck::cast_slice(b)),
-                    buffer("wgmerge set out", out_bytes, output),
-                ];
-                if let Some(values) = values {
-                    buffers.extend([
-                        upload("wgmerge set a values", values.a),
-                        upload("wgmerge set b values", values.b),
-                        buffer("wgmerge set out values", out_value_bytes, output),
-                    ]);
-                }
-                // The lengths head the work buffer (see set_ops.wgsl).
-                let work = buffer("wgmerge set work", total_at + 4, output | input);
-                let lengths = [a.len() as u32, b.len() as u32];
-                self.queue
-                    .write_buffer(&work, 0, bytemuck::cast_slice(&lengths));
-                // The kept elements, their count, and the first unsorted index of A and of B.
-                let staging = buffer(
-                    "wgmerge set readback",
-                    out_bytes + out_value_bytes + 12,
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                );
+/// A set operation checked against the device.
+struct SetPlan {
+    operation: SetOperation,
+    key: KeyType,
+    order: Order,
+    value_size: u32,
+    a_len: usize,
+    b_len: usize,
+    tiles: usize,
+    partition: Partition,
+    dispatch: (u32, u32),
+}
 
-                let kernels = [
-                    Kernel::SetMark(operation),
-                    Kernel::SetScanBlocks,
-                    Kernel::SetScanLocal,
-                    Kernel::SetScatter,
-                ];
-                let layout = self.layout(kernels[0].bindings(values.is_some()));
-                let entries: Vec<_> = buffers
-                    .iter()
-                    .zip(1..)
-                    .map(|(buffer, binding)| (binding, buffer))
-                    .chain([(7, &work)])
-                    .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                        binding,
-                        resource: buffer.as_entire_binding(),
-                    })
-                    .collect();
-                let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("wgmerge set operation"),
-                    layout: &layout.bind_group,
-                    entries: &entries,
-                });
-                let mut encoder = self.device.create_command_encoder(&Default::default());
-                let validation = options.validate.then(|| {
-                    let checks = [Validation::new(&self.device), Validation::new(&self.device)];
-                    for (check, keys, len) in [
-                        (&checks[0], &buffers[0], a.len()),
-                        (&checks[1], &buffers[1], b.len()),
-                    ] {
-                        self.record_validate(&mut encoder, check, keys, len, &config);
+/// The buffers of a set operation: A, B, the output, and values (A's, B's, the output's).
+struct SetBuffers<'a> {
+    a: &'a wgpu::Buffer,
+    b: &'a wgpu::Buffer,
+    out: &'a wgpu::Buffer,
+    values: Option<(&'a wgpu::Buffer, &'a wgpu::Buffer, &'a wgpu::Buffer)>,
+}
+
+/// A slice-form set operation, in one piece.
+struct SetWork<'a, K> {
+    operation: SetOperation,
+    a: &'a [K],
+    b: &'a [K],
+    options: &'a SetOptions,
+    value_size: u32,
+    scratch: Scratch,
+}
+
+impl<K: Key> PieceWork for SetWork<'_, K> {
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        piece: &Piece,
+        inputs: &[wgpu::Buffer],
+        outputs: &[wgpu::Buffer],
+    ) -> Result<Recorded, Error> {
+        let (m, n) = (piece.inputs[0].len(), piece.inputs[1].len());
+        let order = self.options.order;
+        let plan = gpu.plan_set(self.operation, K::TYPE, (m, n), self.value_size, order)?;
+        let mut words = Vec::new();
+        if self.options.validate {
+            let checks = result_words(gpu, 2);
+            gpu.record_validate(encoder, (K::TYPE, order), &inputs[0], m, &checks, 0)?;
+            gpu.record_validate(encoder, (K::TYPE, order), &inputs[1], n, &checks, 1)?;
+            words = vec![(checks.clone(), 0), (checks, 4)];
+        }
+        let buffers = SetBuffers {
+            a: &inputs[0],
+            b: &inputs[1],
+            out: &outputs[0],
+            values: (self.value_size > 0).then(|| (&inputs[2], &inputs[3], &outputs[1])),
+        };
+        let count = gpu.record_set(encoder, &self.scratch, &buffers, &plan)?;
+        Ok(Recorded {
+            outputs: outputs.to_vec(),
+            count: Some(count),
+            words,
+        })
+    }
+
+    fn check(&mut self, _piece: &Piece, words: &[u32]) -> Result<(), Error> {
+        let order = self.options.order;
+        let a = unsorted(Side::A, self.a, 0, words[0], order);
+        match a.or_else(|| unsorted(Side::B, self.b, 0, words[1], order)) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Configurations the crate builds, for the kernel tests.
+#[cfg(test)]
+pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
+    let mut out = Vec::new();
+    for operation in SetOperation::ALL {
+        for key in KeyType::ALL {
+            for order in [Order::Ascending, Order::Descending] {
+                for value_size in [0, 4, 8] {
+                    for kernel in [&SET_COUNT, &SET_WRITE] {
+                        out.push(crate::kernel_tests::Configuration {
+                            kernel,
+                            specialization: specialization(
+                                kernel, operation, key, order, value_size,
+                            ),
+                            workgroup_memory: workgroup_memory(tuning::SET_SHAPE, key),
+                        });
                     }
-                    checks
-                });
-                for kernel in kernels {
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some(kernel.entry_point()),
-                        timestamp_writes: None,
-                    });
-                    pass.set_pipeline(&self.pipeline(kernel, config));
-                    pass.set_bind_group(0, &bind_group, &[]);
-                    let (x, y) = match kernel {
-                        Kernel::SetScanBlocks => (1, 1),
-                        _ => dispatch,
-                    };
-                    pass.dispatch_workgroups(x, y, 1);
-                }
-                encoder.copy_buffer_to_buffer(&buffers[2], 0, &staging, 0, out_bytes);
-                if values.is_some() {
-                    encoder.copy_buffer_to_buffer(
-                        &buffers[5],
-                        0,
-                        &staging,
-                        out_bytes,
-                        out_value_bytes,
-                    );
-                }
-                encoder.copy_buffer_to_buffer(
-                    &work,
-                    total_at,
-                    &staging,
-                    out_bytes + out_value_bytes,
-                    4,
-                );
-                if let Some(checks) = &validation {
-                    for (check, at) in checks.iter().zip([4, 8]) {
-                        let offset = out_bytes + out_value_bytes + at;
-                        encoder.copy_buffer_to_buffer(
-                            &check.first_unsorted,
-                            0,
-                            &staging,
-                            offset,
-                            4,
-                        );
-                    }
-                }
-                self.queue.submit([encoder.finish()]);
-                staging
-            })
-            .await?;
-
-        self.read_back(&staging, |bytes| {
-            let at = (out_bytes + out_value_bytes) as usize;
-            if options.validate {
-                let unsorted = Validation::error(Side::A, 0, &bytes[at + 4..at + 8])
-                    .or_else(|| Validation::error(Side::B, 0, &bytes[at + 8..at + 12]));
-                if let Some(error) = unsorted {
-                    return Err(error);
                 }
             }
-            let kept = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
-            // The count comes from the GPU: never trust it beyond the buffer.
-            let kept = kept.min(len);
-            let keys = host_collect(&bytes[..kept * key_size as usize])?;
-            let value_start = out_bytes as usize;
-            let value_end = value_start + kept * value_size as usize;
-            let mut values = host_vec(value_end - value_start, 0u8)?;
-            values.copy_from_slice(&bytes[value_start..value_end]);
-            Ok((keys, values))
-        })
-        .await?
+        }
     }
+    out
 }

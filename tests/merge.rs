@@ -171,14 +171,16 @@ fn millions_of_keys() {
     }
 }
 
-/// Long enough for merge path's large shape (where the device has room for it), keys and pairs.
+/// Long enough for merge path's large shape (2^24 keys, where the device has room for it), keys
+/// and pairs.
 #[test]
 fn merges_in_the_large_shape() {
+    const LARGE: usize = 1 << 24;
     let mut rng = rng("merges_in_the_large_shape");
-    let m = wgmerge::LARGE_MERGE_LEN / 2 + 1234;
-    let (a, b) = Shape::Uniform.generate(&mut rng, m, wgmerge::LARGE_MERGE_LEN - m + 99);
+    let m = LARGE / 2 + 1234;
+    let (a, b) = Shape::Uniform.generate(&mut rng, m, LARGE - m + 99);
     check_merge(&a, &b, &MergeOptions::default(), "large shape");
-    let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, m, wgmerge::LARGE_MERGE_LEN - m);
+    let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, m, LARGE - m);
     check_stable_pairs(&a, &b, &MergeOptions::default(), "large shape pairs");
 }
 
@@ -325,31 +327,6 @@ fn resident_merges_recorded_into_one_submission() {
             &format!("{algorithm:?} resident values"),
         );
     }
-}
-
-#[test]
-fn copy_kernel_copies_every_word() {
-    let gpu = gpu();
-    let scratch = gpu.create_scratch();
-    // Within one workgroup's 1024 words, exactly one, and past it with a partial workgroup.
-    for len in [0usize, 4, 4096, 4 * 1025 + 8, 3 * 4096 + 12] {
-        let source: Vec<u32> = (0..len as u32)
-            .map(|x| x.wrapping_mul(2_654_435_761))
-            .collect();
-        let (from, to) = (storage_buffer(&source), storage_buffer(&vec![0; len]));
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        gpu.encode_copy(&mut encoder, &scratch, &from, &to, len)
-            .unwrap();
-        gpu.queue().submit([encoder.finish()]);
-        assert_same(&read_buffer(&to, len), &source, &format!("copy of {len}"));
-    }
-    let buffer = storage_buffer(&[0; 8]);
-    let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    let result = gpu.encode_copy(&mut encoder, &scratch, &buffer, &buffer, 6);
-    assert!(
-        matches!(result, Err(wgmerge::Error::InvalidOptions(_))),
-        "{result:?}"
-    );
 }
 
 #[test]

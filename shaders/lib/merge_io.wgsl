@@ -1,5 +1,9 @@
-// Bindings and output shared by the merge kernels. Values, when present, come from values.wgsl
-// (no_values.wgsl otherwise), so a keys-only kernel binds only its three key buffers.
+// Bindings and output shared by the merge kernels. Values, when present, come from the `values`
+// parameter (lib/values/u32.wgsl or vec2.wgsl; lib/values/none.wgsl otherwise), so a keys-only
+// kernel binds only its three key buffers.
+
+#import key
+#import values
 
 struct MergeParams {
     a_len: u32,

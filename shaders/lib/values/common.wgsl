@@ -1,5 +1,5 @@
-// Values moved with their keys, copied bit for bit. `Value` (u32 for 4-byte values, vec2<u32>
-// for 8-byte ones) is declared by the composition step (see src/shader.rs).
+// Values moved with their keys, copied bit for bit. `Value` is declared by the module that
+// imports this one: lib/values/u32.wgsl (4-byte values) or lib/values/vec2.wgsl (8 bytes).
 
 @group(0) @binding(4) var<storage, read> a_values: array<Value>;
 @group(0) @binding(5) var<storage, read> b_values: array<Value>;

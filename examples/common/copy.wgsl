@@ -16,6 +16,10 @@ struct CopyParams {
 override WORKGROUP_SIZE: u32 = 256u;
 override ITEMS_PER_THREAD: u32 = 4u;
 
+fn group_index(workgroup_id: vec3<u32>, num_workgroups: vec3<u32>) -> u32 {
+    return workgroup_id.y * num_workgroups.x + workgroup_id.x;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn copy(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         @builtin(num_workgroups) num_workgroups: vec3<u32>,

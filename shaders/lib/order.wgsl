@@ -1,5 +1,7 @@
-// The merge order. Every kernel compares keys only through `key_before`; the key module (one of
-// keys/*.wgsl) supplies `Key` and its ascending `key_less`.
+// The merge order. Every kernel compares keys only through `key_before`; the key module (the
+// `key` parameter: one of lib/keys/*.wgsl) supplies `Key` and its ascending `key_less`.
+
+#import key
 
 // Set when the pipeline is created: true merges descending inputs into a descending output.
 override DESCENDING: bool = false;

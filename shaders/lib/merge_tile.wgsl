@@ -1,0 +1,107 @@
+// One tile of merge path's output, as a workgroup merges it: the A and B elements that TILE
+// consecutive outputs come from are loaded into workgroup memory with coalesced loads (every load
+// of an invocation issued before its first store, so that all are in flight at once), then every
+// invocation co-ranks the start of its ITEMS_PER_THREAD outputs (its diagonal) inside workgroup
+// memory and merges them without branches, handing each output to `put_output`, which the
+// including kernel defines:
+//
+//     fn put_output(r: u32, k: u32, key: Key, slot: u32)
+//
+// (the r-th output of the invocation, tile output k, whose key sits in tile slot `slot`: A's
+// elements first, then B's from slot a_count). The tile boundaries come from the partition pass
+// (partition.wgsl), one co-rank per boundary.
+
+#import lib/co_rank
+#import lib/segments
+
+override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
+// Largest ITEMS_PER_THREAD (tuning.rs: MAX_ITEMS_PER_THREAD): the length of the private arrays
+// that hold an invocation's loads. Loops over them run ITEMS_PER_THREAD steps, a constant when the
+// pipeline is built, so the driver unrolls them and keeps the used elements in registers.
+const MAX_ITEMS: u32 = 64u;
+
+// The tile's A elements, then its B elements.
+var<workgroup> tile: array<Key, TILE>;
+// The invocation's loads of a tile, held until they are stored to `tile`.
+var<private> loaded: array<Key, MAX_ITEMS>;
+// Elements of A in the tile (B's start at this slot).
+var<private> a_count: u32;
+
+// co_rank.wgsl's accessors: the tile is the only memory co-ranked here.
+fn read_a(space: u32, i: u32) -> Key {
+    return tile[i];
+}
+fn read_b(space: u32, j: u32) -> Key {
+    return tile[a_count + j];
+}
+// co_rank.wgsl's sequential merge, which calls this, is not used here: merge_tile merges.
+fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {}
+
+// One tile's outputs and where its inputs are.
+struct TileRange {
+    k0: u32,
+    count: u32,
+    a0: u32,
+    a_len: u32,
+    b0: u32,
+}
+
+// Tile g of `total` outputs in `segment`, whose first and last outputs have co-ranks a_split and
+// a_next in the segment.
+fn tile_range(g: u32, total: u32, a_split: u32, a_next: u32, segment: Segment) -> TileRange {
+    let k0 = g * TILE;
+    let count = min(TILE, total - k0);
+    let segment_end = segment.start + segment.a_len + segment.b_len;
+    let a_end = select(a_next, segment.a_len, k0 + count >= segment_end);
+    // Clamped so that unsorted input (where co-rank need not grow with rank) stays in the tile.
+    let a_len = min(remaining(a_end, a_split), count);
+    return TileRange(k0, count, segment.a_base + a_split, a_len,
+                     segment.b_base + (k0 - segment.start - a_split));
+}
+
+// Issues every load of the invocation's items of `range` into `loaded`.
+fn load_range(range: TileRange, lid: u32) {
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < range.a_len {
+            loaded[r] = a_keys[range.a0 + x];
+        } else if x < range.count {
+            loaded[r] = b_keys[range.b0 + x - range.a_len];
+        }
+    }
+}
+
+// Stores the invocation's loads of `range` into the tile, for the whole workgroup to merge.
+fn stage_loaded(range: TileRange, lid: u32) {
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < range.count { tile[x] = loaded[r]; }
+    }
+    a_count = range.a_len;
+    workgroupBarrier();
+}
+
+// Merges the tile's outputs [d0, d1), handing each to put_output: co_rank.wgsl's sequential
+// merge without its branches. Only the start is co-ranked: merging on from the right start point
+// takes exactly the outputs d0.. of the whole tile's merge, bounded by the tile's A and B (never
+// beyond them, even for unsorted input, as d1 <= a_len + b_len). Each step reads one key, from A
+// or B as the step decided, at an index clamped into the tile, so the invocations of a wave never
+// split on which input they read. The loop runs ITEMS_PER_THREAD steps whatever d1 is (steps past
+// d1 put nothing), so the driver unrolls it.
+fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
+    var i = co_rank(SPACE_TILE, d0, a_len, b_len);
+    var j = d0 - i;
+    var key_a = tile[min(i, TILE - 1u)];
+    var key_b = tile[min(a_len + j, TILE - 1u)];
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let take_a = i < a_len && (j >= b_len || !key_before(key_b, key_a));
+        if d0 + r < d1 {
+            put_output(r, d0 + r, select(key_b, key_a, take_a), select(a_len + j, i, take_a));
+        }
+        i += select(0u, 1u, take_a);
+        j += select(1u, 0u, take_a);
+        let next = tile[min(select(a_len + j, i, take_a), TILE - 1u)];
+        key_a = select(key_a, next, take_a);
+        key_b = select(next, key_b, take_a);
+    }
+}

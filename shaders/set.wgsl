@@ -1,0 +1,183 @@
+// Set operations on two sorted inputs, as multisets, in the merge order. For a key found m times
+// in A and n times in B (the C++ library's std::set_* rule):
+//   union                 A's m copies, then B's last n - m (when n > m);
+//   intersection          A's first min(m, n);
+//   difference (A - B)    A's last m - n;
+//   symmetric difference  A's last m - n, or B's last n - m.
+// The kept elements come out in the stable merge's order (ties take A first), values with them.
+//
+// The work is cut like a merge: the partition pass (partition.wgsl) co-ranks every tile boundary
+// of the merged order, and each workgroup merges its tile in workgroup memory
+// (lib/merge_tile.wgsl). Each output of the merge is then decided: its rank among the copies of its
+// key in its own input against the copies in the other, which the merge position gives without a
+// search when the neighbours differ (a run of equal keys across tiles is searched in global
+// memory, so no tile boundary changes an answer). Two passes use this:
+//   set_count  counts each tile's kept elements into `counts`;
+//   (the scan, scan.wgsl, turns the counts into each tile's end in the output, into `cuts`)
+//   set_write  writes each tile's kept elements from its start, compacted in workgroup memory and
+//              written coalesced.
+// Every index is bounded by the lengths whatever the input: unsorted input gives an unspecified
+// result, never an access out of bounds.
+
+#import lib/dispatch
+#import lib/merge_tile
+#import lib/search
+#import lanes
+#import values
+
+// Which operation the pipeline does.
+override SET_OPERATION: u32 = 0u;
+const SET_UNION: u32 = 0u;
+const SET_INTERSECTION: u32 = 1u;
+const SET_DIFFERENCE: u32 = 2u;
+
+override WORKGROUP_SIZE: u32 = 256u;
+override ITEMS_PER_THREAD: u32 = 3u;
+
+struct SetParams {
+    a_len: u32,
+    b_len: u32,
+    // Where the tiles' ends start in `cuts` (after the boundaries, at a 256-byte offset).
+    ends_at: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: SetParams;
+@group(0) @binding(1) var<storage, read> a_keys: array<Key>;
+@group(0) @binding(2) var<storage, read> b_keys: array<Key>;
+@group(0) @binding(3) var<storage, read_write> out_keys: array<Key>;
+// The partition's boundaries (cuts[g] = elements of A before output g * TILE), then from ends_at
+// the scan's inclusive sums of the counts: tile g's kept elements end at cuts[ends_at + g].
+@group(0) @binding(7) var<storage, read> cuts: array<u32>;
+// set_count: each tile's kept elements.
+@group(0) @binding(8) var<storage, read_write> counts: array<u32>;
+
+fn read_side(side: u32, i: u32) -> Key {
+    if side == SIDE_A { return a_keys[i]; }
+    return b_keys[i];
+}
+
+// merge_tile's output: the tile slot of each output, in output order.
+var<workgroup> staged: array<u32, TILE>;
+fn put_output(r: u32, k: u32, key: Key, slot: u32) {
+    staged[k] = slot;
+}
+
+// Tile g of the merged order.
+fn set_tile(g: u32, total: u32) -> TileRange {
+    let segment = segment_of(g * TILE, params.a_len, params.b_len, 0u);
+    return tile_range(g, total, cuts[g], cuts[g + 1u], segment);
+}
+
+// Whether the output at merged rank k, tile slot `slot` of `range`, is kept.
+fn kept(slot: u32, range: TileRange, k: u32) -> bool {
+    let m = params.a_len;
+    let n = params.b_len;
+    let key = tile[slot];
+    if slot < range.a_len {
+        // A[i]: the B elements before it in the merge are exactly those before its key.
+        let i = range.a0 + slot;
+        let j = min(remaining(k, i), n);
+        var copies = 0u;
+        if j < n && !key_before(key, b_keys[j]) {
+            copies = upper_bound(SIDE_B, key, j + 1u, n) - j;
+        }
+        var rank = 0u;
+        if i > 0u && !key_before(a_keys[i - 1u], key) {
+            rank = i - lower_bound(SIDE_A, key, 0u, i);
+        }
+        switch SET_OPERATION {
+            case SET_UNION: { return true; }
+            case SET_INTERSECTION: { return rank < copies; }
+            default: { return rank >= copies; }
+        }
+    }
+    if SET_OPERATION == SET_INTERSECTION || SET_OPERATION == SET_DIFFERENCE {
+        return false;
+    }
+    // B[j]: the A elements before it in the merge are those through its key.
+    let j = range.b0 + slot - range.a_len;
+    let i = min(remaining(k, j), m);
+    var copies = 0u;
+    if i > 0u && !key_before(a_keys[i - 1u], key) {
+        copies = i - lower_bound(SIDE_A, key, 0u, i);
+    }
+    var rank = 0u;
+    if j > 0u && !key_before(b_keys[j - 1u], key) {
+        rank = j - lower_bound(SIDE_B, key, 0u, j);
+    }
+    return rank >= copies;
+}
+
+// The invocation's kept outputs of tile g: their slots, in order.
+var<private> kept_slots: array<u32, MAX_ITEMS>;
+
+// Loads and merges tile g, and decides the invocation's outputs; returns how many it keeps (their
+// slots in kept_slots). Every invocation calls it (it holds barriers).
+fn decide_tile(g: u32, total: u32, lid: u32) -> u32 {
+    let range = set_tile(g, total);
+    load_range(range, lid);
+    stage_loaded(range, lid);
+    let d0 = min(lid * ITEMS_PER_THREAD, range.count);
+    let d1 = min(d0 + ITEMS_PER_THREAD, range.count);
+    merge_tile(d0, d1, range.a_len, range.count - range.a_len);
+    workgroupBarrier();
+    var count = 0u;
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        if d0 + r < d1 {
+            // Clamped so that unsorted input stays in the tile.
+            let slot = min(staged[d0 + r], range.count - 1u);
+            if kept(slot, range, range.k0 + d0 + r) {
+                kept_slots[count] = slot;
+                count++;
+            }
+        }
+    }
+    return count;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn set_count(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+             @builtin(num_workgroups) num_workgroups: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    lanes_begin(lid);
+    let total = params.a_len + params.b_len;
+    let g = group_index(workgroup_id, num_workgroups);
+    if g * TILE >= total { return; }
+    let count = decide_tile(g, total, lid);
+    let tile_count = workgroup_reduce(count);
+    if lid == 0u {
+        counts[g] = tile_count;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn set_write(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+             @builtin(num_workgroups) num_workgroups: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    lanes_begin(lid);
+    let total = params.a_len + params.b_len;
+    let g = group_index(workgroup_id, num_workgroups);
+    if g * TILE >= total { return; }
+    let count = decide_tile(g, total, lid);
+    let scan = lanes_exclusive(vec4(count, 0u, 0u, 0u));
+    let rank = scan.exclusive.x;
+    let tile_kept = min(scan.total.x, TILE);
+    // Everyone has read the merge's slots; the kept ones go to the front, in order.
+    workgroupBarrier();
+    for (var r = 0u; r < count; r++) {
+        staged[min(rank + r, TILE - 1u)] = kept_slots[r];
+    }
+    workgroupBarrier();
+    let range = set_tile(g, total);
+    var start = 0u;
+    if g > 0u {
+        start = cuts[params.ends_at + g - 1u];
+    }
+    for (var x = lid; x < tile_kept; x += WORKGROUP_SIZE) {
+        let slot = min(staged[x], range.count - 1u);
+        let from_a = slot < range.a_len;
+        out_keys[start + x] = tile[slot];
+        write_value(start + x, from_a, select(range.b0 + slot - range.a_len, range.a0 + slot, from_a));
+    }
+}

@@ -1,0 +1,17 @@
+//! CPU references: what every GPU result is tested against, one module per operation, each the
+//! mirror of the kernels of the same name. Keys compare as [`Key`](crate::Key) says (`f32` by
+//! `total_cmp`); the `_ordered` forms take an [`Order`](crate::Order), the others are ascending.
+
+mod merge;
+mod partition;
+mod scan;
+mod set;
+mod sort;
+#[cfg(test)]
+mod tests;
+
+pub use merge::{merge, merge_ordered, merge_pairs, merge_pairs_ordered};
+pub use partition::{co_rank, co_rank_ordered};
+pub use scan::{combine, identity, reduce, scan};
+pub use set::{set_operation, set_operation_ordered, set_operation_pairs_ordered};
+pub use sort::{first_unsorted, sort_ordered, sort_pairs_ordered};

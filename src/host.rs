@@ -1,0 +1,656 @@
+//! The one host driver: every slice form (merge, sort, set operations, scan, reduce) uploads,
+//! records, reads back, checks and reports progress through [`run`]. An operation says only what
+//! to record for a piece ([`PieceWork`]); the driver does the rest:
+//!
+//! - **Pieces.** A call is cut into pieces (the operation says where) that each fit one binding.
+//!   Pieces use two sets of GPU buffers in turn, so the upload of a piece, the kernel of the one
+//!   before and the readback of the one before that overlap.
+//! - **Staging.** Uploads are copied straight from the caller's slices into mapped staging memory,
+//!   and readbacks straight from mapped memory into the result, by several threads where the
+//!   copy is large (native targets). Staging buffers form a ring per direction, so the host's copy
+//!   into one overlaps the GPU's transfer of another; host memory for transfers is bounded by
+//!   `2 * STAGING_BUFFERS * STAGING_BYTES` whatever the call's size (tuning.rs).
+//! - **Reuse.** GPU and staging buffers come from the [`Gpu`]'s pool and go back to it.
+//! - **Waiting.** Every wait is a future completed by wgpu's callbacks (device.rs polls on native
+//!   targets), so the async forms never block their thread.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::mem::MaybeUninit;
+use std::ops::Range;
+use std::pin::Pin;
+
+#[cfg(not(target_arch = "wasm32"))]
+use crate::tuning::COPY_BYTES_PER_THREAD;
+use crate::tuning::{STAGING_BUFFERS, STAGING_BYTES};
+use crate::{Error, Gpu};
+
+/// One piece of a call: the elements of each input it takes (in input order), and the range of
+/// the output it fills (for outputs whose length is known beforehand).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) inputs: Vec<Range<usize>>,
+    pub(crate) output: Range<usize>,
+}
+
+/// What an operation recorded for one piece.
+pub(crate) struct Recorded {
+    /// The GPU buffers holding each output's elements, from offset 0 (often the slot's own
+    /// output buffers; a sort names whichever of its two buffers ended with the result).
+    pub(crate) outputs: Vec<wgpu::Buffer>,
+    /// Where the GPU left the number of output elements, when only the GPU knows it.
+    pub(crate) count: Option<(wgpu::Buffer, u64)>,
+    /// Words to read back once the piece is done, handed to [`PieceWork::check`].
+    pub(crate) words: Vec<(wgpu::Buffer, u64)>,
+}
+
+impl Recorded {
+    /// Outputs in `outputs`, of the length the piece says, and nothing to read back.
+    pub(crate) fn outputs(outputs: &[&wgpu::Buffer]) -> Self {
+        Recorded {
+            outputs: outputs.iter().map(|&b| b.clone()).collect(),
+            count: None,
+            words: Vec::new(),
+        }
+    }
+}
+
+/// The part of a slice form that differs between operations.
+pub(crate) trait PieceWork {
+    /// Records the work of `piece` into `encoder`. `inputs[i]` holds the piece's elements of
+    /// input i from offset 0; `outputs[o]` has room for the piece's output `o`.
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        piece: &Piece,
+        inputs: &[wgpu::Buffer],
+        outputs: &[wgpu::Buffer],
+    ) -> Result<Recorded, Error>;
+
+    /// Checks the words the piece's [`Recorded::words`] named, once its output is read back.
+    fn check(&mut self, piece: &Piece, words: &[u32]) -> Result<(), Error> {
+        let _ = (piece, words);
+        Ok(())
+    }
+}
+
+/// A call of the driver: the host inputs (bytes, bytes per element), the outputs' bytes per
+/// element, the pieces, and how many elements of each input and of the outputs one piece may
+/// hold (the GPU buffers' sizes).
+pub(crate) struct Call<'a> {
+    pub(crate) inputs: Vec<(&'a [u8], usize)>,
+    pub(crate) output_sizes: Vec<usize>,
+    pub(crate) pieces: Vec<Piece>,
+    pub(crate) input_room: Vec<usize>,
+    pub(crate) output_room: usize,
+}
+
+/// Where a call's outputs go: one destination per output, each with room for every element the
+/// call produces; the driver writes elements in order from the start.
+pub(crate) type Destinations<'a, 'b> = &'a mut [&'b mut [MaybeUninit<u8>]];
+
+/// Runs `call`, writing its outputs into `destinations`; returns how many elements each output
+/// got. `progress(done, total)` follows each piece, with `total` the outputs' room.
+pub(crate) async fn run(
+    gpu: &Gpu,
+    call: &Call<'_>,
+    work: &mut dyn PieceWork,
+    destinations: Destinations<'_, '_>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<usize, Error> {
+    gpu.check_lost()?;
+    let total_room = destinations
+        .iter()
+        .zip(&call.output_sizes)
+        .map(|(d, &size)| d.len() / size.max(1))
+        .min()
+        .unwrap_or(0);
+    let mut driver = Driver::new(gpu);
+    let result = driver
+        .pieces(call, work, destinations, progress, total_room)
+        .await;
+    driver.finish(result.is_ok()).await;
+    result
+}
+
+/// GPU buffers of one piece: its inputs and outputs.
+struct Slot {
+    inputs: Vec<wgpu::Buffer>,
+    outputs: Vec<wgpu::Buffer>,
+}
+
+/// A staging buffer being mapped, with the future of its mapping.
+type Mapping = Pin<Box<dyn Future<Output = Result<(), Error>>>>;
+
+/// A readback in flight: the staging buffer, its mapping, and where its bytes go.
+struct Readback {
+    staging: wgpu::Buffer,
+    mapping: Mapping,
+    len: usize,
+    output: usize,
+    at: usize,
+}
+
+/// The state of one call: its buffers, taken from the pool and given back at the end.
+struct Driver<'g> {
+    gpu: &'g Gpu,
+    slots: Vec<Slot>,
+    /// Upload staging buffers: mapped (ready to write) or being mapped.
+    uploads: VecDeque<(wgpu::Buffer, Option<Mapping>)>,
+    /// Readback staging buffers not in use.
+    free_readbacks: Vec<wgpu::Buffer>,
+}
+
+impl<'g> Driver<'g> {
+    fn new(gpu: &'g Gpu) -> Self {
+        Driver {
+            gpu,
+            slots: Vec::new(),
+            uploads: VecDeque::new(),
+            free_readbacks: Vec::new(),
+        }
+    }
+
+    async fn pieces(
+        &mut self,
+        call: &Call<'_>,
+        work: &mut dyn PieceWork,
+        destinations: Destinations<'_, '_>,
+        progress: &mut dyn FnMut(usize, usize),
+        total_room: usize,
+    ) -> Result<usize, Error> {
+        let slot_count = call.pieces.len().min(2);
+        for _ in 0..slot_count {
+            let slot = self.slot(call).await?;
+            self.slots.push(slot);
+        }
+        let mut written = 0;
+        let mut pending: Option<(usize, Recorded, Vec<Readback>)> = None;
+        for (index, piece) in call.pieces.iter().enumerate() {
+            let slot = index % slot_count;
+            self.upload(call, piece, slot).await?;
+            let (recorded, early) = {
+                let gpu = self.gpu;
+                let slot = &self.slots[slot];
+                let free = &mut self.free_readbacks;
+                gpu.scoped(|| {
+                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                    let recorded =
+                        work.record(gpu, &mut encoder, piece, &slot.inputs, &slot.outputs)?;
+                    let early = early_readbacks(gpu, &mut encoder, free, piece, &recorded, call);
+                    gpu.queue.submit([encoder.finish()]);
+                    Ok::<_, Error>((recorded, early))
+                })
+                .await??
+            };
+            let early: Vec<Readback> = early
+                .into_iter()
+                .map(|(staging, len, output)| Readback {
+                    mapping: Box::pin(gpu_map(self.gpu, &staging, len)),
+                    staging,
+                    len,
+                    output,
+                    at: 0,
+                })
+                .collect();
+            if let Some((done, recorded, early)) = pending.take() {
+                written += self
+                    .download(
+                        &call.pieces[done],
+                        &recorded,
+                        early,
+                        call,
+                        work,
+                        destinations,
+                        written,
+                    )
+                    .await?;
+                progress(written, total_room);
+            }
+            pending = Some((index, recorded, early));
+        }
+        if let Some((done, recorded, early)) = pending.take() {
+            written += self
+                .download(
+                    &call.pieces[done],
+                    &recorded,
+                    early,
+                    call,
+                    work,
+                    destinations,
+                    written,
+                )
+                .await?;
+            progress(written, total_room);
+        }
+        Ok(written)
+    }
+
+    /// GPU buffers for the largest piece.
+    async fn slot(&mut self, call: &Call<'_>) -> Result<Slot, Error> {
+        let gpu = self.gpu;
+        let max = gpu.device.limits().max_buffer_size;
+        let storage = wgpu::BufferUsages::STORAGE;
+        gpu.scoped(|| {
+            let take = |label, bytes: usize, usage| {
+                gpu.pool.take(&gpu.device, label, bytes as u64, usage, max)
+            };
+            let inputs = call
+                .inputs
+                .iter()
+                .zip(&call.input_room)
+                .map(|(&(_, size), &room)| {
+                    // COPY_SRC too: an operation may leave its result in an input buffer
+                    // (merge sort ends in either of its two buffers).
+                    let usage =
+                        storage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+                    take("wgmerge input", room * size, usage)
+                })
+                .collect();
+            let outputs = call
+                .output_sizes
+                .iter()
+                .map(|&size| {
+                    take(
+                        "wgmerge output",
+                        call.output_room * size,
+                        storage | wgpu::BufferUsages::COPY_SRC,
+                    )
+                })
+                .collect();
+            Slot { inputs, outputs }
+        })
+        .await
+    }
+
+    /// Uploads `piece`'s inputs into slot `slot`.
+    async fn upload(&mut self, call: &Call<'_>, piece: &Piece, slot: usize) -> Result<(), Error> {
+        let gpu = self.gpu;
+        for (input, range) in piece.inputs.iter().enumerate() {
+            let (bytes, size) = call.inputs[input];
+            let bytes = &bytes[range.start * size..range.end * size];
+            let target = self.slots[slot].inputs[input].clone();
+            if bytes.len() <= SMALL_TRANSFER {
+                // wgpu stages small writes itself, applied before the next submission.
+                if !bytes.is_empty() {
+                    gpu.queue.write_buffer(&target, 0, bytes);
+                }
+                continue;
+            }
+            for (at, chunk) in bytes.chunks(STAGING_BYTES as usize).enumerate() {
+                let staging = self.writable_staging().await?;
+                {
+                    let slice = staging.slice(..chunk.len() as u64);
+                    let mut view = slice
+                        .get_mapped_range_mut()
+                        .map_err(|e| Error::Validation(e.to_string()))?;
+                    write_parallel(view.slice(..), chunk);
+                }
+                staging.unmap();
+                let offset = at as u64 * STAGING_BYTES;
+                gpu.scoped(|| {
+                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                    encoder.copy_buffer_to_buffer(&staging, 0, &target, offset, chunk.len() as u64);
+                    gpu.queue.submit([encoder.finish()]);
+                })
+                .await?;
+                // Mapped again once the copy is done, for the next chunk that takes it.
+                let mapping = gpu.map_later(&staging, staging.size(), wgpu::MapMode::Write);
+                self.uploads.push_back((staging, Some(Box::pin(mapping))));
+            }
+        }
+        Ok(())
+    }
+
+    /// An upload staging buffer mapped for writing: a new one while the ring is not full, else
+    /// the oldest, once its copy is done.
+    async fn writable_staging(&mut self) -> Result<wgpu::Buffer, Error> {
+        if self.uploads.len() < STAGING_BUFFERS {
+            let gpu = self.gpu;
+            let usage = wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC;
+            let staging = gpu
+                .scoped(|| {
+                    let max = gpu.device.limits().max_buffer_size;
+                    gpu.pool
+                        .take(&gpu.device, "wgmerge upload", STAGING_BYTES, usage, max)
+                })
+                .await?;
+            gpu.map_later(&staging, staging.size(), wgpu::MapMode::Write)
+                .await?;
+            return Ok(staging);
+        }
+        let (staging, mapping) = self.uploads.pop_front().expect("ring is full");
+        if let Some(mapping) = mapping {
+            mapping.await?;
+        }
+        Ok(staging)
+    }
+
+    /// Reads `piece`'s outputs back into `destinations` from element `written` on; returns how
+    /// many elements each output got.
+    #[allow(clippy::too_many_arguments)]
+    async fn download(
+        &mut self,
+        piece: &Piece,
+        recorded: &Recorded,
+        early: Vec<Readback>,
+        call: &Call<'_>,
+        work: &mut dyn PieceWork,
+        destinations: Destinations<'_, '_>,
+        written: usize,
+    ) -> Result<usize, Error> {
+        let gpu = self.gpu;
+        let count = match &recorded.count {
+            None => piece.output.len(),
+            Some((buffer, offset)) => {
+                let words = self.read_words(&[(buffer.clone(), *offset)]).await?;
+                words[0] as usize
+            }
+        };
+        // Never trust a count from the GPU beyond the room the caller gave.
+        let room = destinations
+            .iter()
+            .zip(&call.output_sizes)
+            .map(|(d, &size)| d.len() / size.max(1) - written)
+            .min()
+            .unwrap_or(0);
+        let count = count.min(room).min(call.output_room);
+        if !early.is_empty() {
+            // Copied in the piece's own submission: the whole output, one buffer each.
+            for readback in early {
+                self.complete(readback, destinations, written, call).await?;
+            }
+            if !recorded.words.is_empty() {
+                let words = self.read_words(&recorded.words).await?;
+                work.check(piece, &words)?;
+            }
+            return Ok(count);
+        }
+        let mut in_flight: VecDeque<Readback> = VecDeque::new();
+        for (output, buffer) in recorded.outputs.iter().enumerate() {
+            let size = call.output_sizes[output];
+            let bytes = count * size;
+            let mut at = 0;
+            while at < bytes {
+                let len = (bytes - at).min(STAGING_BYTES as usize);
+                if in_flight.len() == STAGING_BUFFERS {
+                    let done = in_flight.pop_front().expect("one in flight");
+                    self.complete(done, destinations, written, call).await?;
+                }
+                let staging = self.readable_staging(len as u64).await?;
+                gpu.scoped(|| {
+                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                    encoder.copy_buffer_to_buffer(buffer, at as u64, &staging, 0, len as u64);
+                    gpu.queue.submit([encoder.finish()]);
+                })
+                .await?;
+                let mapping = Box::pin(gpu.map_later(&staging, len as u64, wgpu::MapMode::Read));
+                in_flight.push_back(Readback {
+                    staging,
+                    mapping,
+                    len,
+                    output,
+                    at,
+                });
+                at += len;
+            }
+        }
+        while let Some(done) = in_flight.pop_front() {
+            self.complete(done, destinations, written, call).await?;
+        }
+        if !recorded.words.is_empty() {
+            let words = self.read_words(&recorded.words).await?;
+            work.check(piece, &words)?;
+        }
+        Ok(count)
+    }
+
+    /// Copies a finished readback into its destination and frees its staging buffer.
+    async fn complete(
+        &mut self,
+        readback: Readback,
+        destinations: Destinations<'_, '_>,
+        written: usize,
+        call: &Call<'_>,
+    ) -> Result<(), Error> {
+        readback.mapping.await?;
+        {
+            let view = readback
+                .staging
+                .slice(..readback.len as u64)
+                .get_mapped_range()
+                .map_err(|e| Error::Validation(e.to_string()))?;
+            let start = written * call.output_sizes[readback.output] + readback.at;
+            let destination = &mut destinations[readback.output][start..start + readback.len];
+            copy_parallel(destination, &view);
+        }
+        readback.staging.unmap();
+        self.free_readbacks.push(readback.staging);
+        Ok(())
+    }
+
+    /// A readback staging buffer of at least `bytes`.
+    async fn readable_staging(&mut self, bytes: u64) -> Result<wgpu::Buffer, Error> {
+        if let Some(i) = self.free_readbacks.iter().position(|b| b.size() >= bytes) {
+            return Ok(self.free_readbacks.swap_remove(i));
+        }
+        let gpu = self.gpu;
+        let usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+        // Small readbacks take small buffers; large ones the ring's size, reused by the rest.
+        let size = if bytes <= SMALL_TRANSFER as u64 {
+            bytes
+        } else {
+            STAGING_BYTES
+        };
+        gpu.scoped(|| {
+            let max = gpu.device.limits().max_buffer_size;
+            gpu.pool
+                .take(&gpu.device, "wgmerge readback", size, usage, max)
+        })
+        .await
+    }
+
+    /// Reads back one u32 at each (buffer, byte offset).
+    async fn read_words(&mut self, words: &[(wgpu::Buffer, u64)]) -> Result<Vec<u32>, Error> {
+        let gpu = self.gpu;
+        let bytes = words.len() as u64 * 4;
+        let staging = self.readable_staging(bytes).await?;
+        gpu.scoped(|| {
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            for (slot, (buffer, offset)) in words.iter().enumerate() {
+                encoder.copy_buffer_to_buffer(buffer, *offset, &staging, slot as u64 * 4, 4);
+            }
+            gpu.queue.submit([encoder.finish()]);
+        })
+        .await?;
+        let values = gpu
+            .read_back(&staging, bytes, |mapped| {
+                bytemuck::pod_collect_to_vec::<u8, u32>(mapped)
+            })
+            .await?;
+        self.free_readbacks.push(staging);
+        Ok(values)
+    }
+
+    /// Gives every buffer back to the pool, once the uploads still in flight are done (a call
+    /// that failed drops its staging buffers instead: their state is unknown).
+    async fn finish(&mut self, succeeded: bool) {
+        let pool = &self.gpu.pool;
+        while let Some((staging, mapping)) = self.uploads.pop_front() {
+            let mapped = match mapping {
+                Some(mapping) => mapping.await.is_ok(),
+                None => true,
+            };
+            if succeeded && mapped {
+                staging.unmap();
+                pool.give_back(staging);
+            }
+        }
+        if succeeded {
+            for buffer in self.free_readbacks.drain(..) {
+                pool.give_back(buffer);
+            }
+        }
+        for slot in self.slots.drain(..) {
+            for buffer in slot.inputs.into_iter().chain(slot.outputs) {
+                pool.give_back(buffer);
+            }
+        }
+    }
+}
+
+/// For a piece whose output length is known and small, records the copies of its whole output
+/// into staging buffers in the piece's own encoder (one submission for the whole call, which
+/// matters where each submission is costly, as on software adapters): (staging, bytes, output).
+fn early_readbacks(
+    gpu: &Gpu,
+    encoder: &mut wgpu::CommandEncoder,
+    free: &mut Vec<wgpu::Buffer>,
+    piece: &Piece,
+    recorded: &Recorded,
+    call: &Call<'_>,
+) -> Vec<(wgpu::Buffer, usize, usize)> {
+    let count = piece.output.len().min(call.output_room);
+    let total: usize = call.output_sizes.iter().map(|size| count * size).sum();
+    if recorded.count.is_some() || total > SMALL_TRANSFER || count == 0 {
+        return Vec::new();
+    }
+    let usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+    let max = gpu.device.limits().max_buffer_size;
+    recorded
+        .outputs
+        .iter()
+        .zip(&call.output_sizes)
+        .enumerate()
+        .map(|(output, (buffer, size))| {
+            let len = count * size;
+            let staging = match free.iter().position(|b| b.size() >= len as u64) {
+                Some(i) => free.swap_remove(i),
+                None => gpu
+                    .pool
+                    .take(&gpu.device, "wgmerge readback", len as u64, usage, max),
+            };
+            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, len as u64);
+            (staging, len, output)
+        })
+        .collect()
+}
+
+/// The mapping of the first `len` bytes of a readback staging buffer.
+fn gpu_map(
+    gpu: &Gpu,
+    staging: &wgpu::Buffer,
+    len: usize,
+) -> impl Future<Output = Result<(), Error>> {
+    gpu.map_later(staging, len as u64, wgpu::MapMode::Read)
+}
+
+/// Transfers up to this many bytes go through wgpu's own staging (uploads) or a small buffer of
+/// their own (readbacks): the ring pays only for large ones.
+const SMALL_TRANSFER: usize = 1 << 20;
+
+/// Copies `source` into mapped, write-only staging memory, by several threads when large.
+fn write_parallel(mut destination: wgpu::WriteOnly<'_, [u8]>, source: &[u8]) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if source.len() >= 2 * COPY_BYTES_PER_THREAD {
+        use rayon::prelude::*;
+        assert_eq!(destination.len(), source.len());
+        /// The mapped memory's address, shared by the threads that write disjoint parts of it.
+        struct Mapped(*mut u8);
+        // SAFETY: each thread writes its own part of the mapping, which outlives them all.
+        unsafe impl Sync for Mapped {}
+        let mapped = Mapped(destination.as_raw_ptr().cast::<u8>().as_ptr());
+        let mapped = &mapped;
+        source
+            .par_chunks(COPY_BYTES_PER_THREAD)
+            .enumerate()
+            .for_each(|(index, chunk)| {
+                // SAFETY: chunk `index` goes to bytes [index * C, index * C + len) of the
+                // mapping, which has source.len() bytes (asserted above): in bounds, and
+                // disjoint from every other thread's. The memory is only written, never read.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        chunk.as_ptr(),
+                        mapped.0.add(index * COPY_BYTES_PER_THREAD),
+                        chunk.len(),
+                    );
+                }
+            });
+        return;
+    }
+    destination.copy_from_slice(source);
+}
+
+/// Copies `source` into `destination` (possibly uninitialised memory: the caller's result), by
+/// several threads when large, which also spreads the page faults of fresh memory over them.
+pub(crate) fn copy_parallel(destination: &mut [MaybeUninit<u8>], source: &[u8]) {
+    fn copy(destination: &mut [MaybeUninit<u8>], source: &[u8]) {
+        for (d, &s) in destination.iter_mut().zip(source) {
+            d.write(s);
+        }
+    }
+    debug_assert_eq!(destination.len(), source.len());
+    #[cfg(not(target_arch = "wasm32"))]
+    if source.len() >= 2 * COPY_BYTES_PER_THREAD {
+        use rayon::prelude::*;
+        destination
+            .par_chunks_mut(COPY_BYTES_PER_THREAD)
+            .zip(source.par_chunks(COPY_BYTES_PER_THREAD))
+            .for_each(|(d, s)| copy(d, s));
+        return;
+    }
+    copy(destination, source);
+}
+
+/// A result vector being filled by the driver through its uninitialised bytes: no zeroing pass,
+/// and [`Error::OutOfMemory`] where the host cannot hold it.
+pub(crate) struct ResultVec<T> {
+    vec: Vec<T>,
+    len: usize,
+}
+
+impl<T: bytemuck::Pod> ResultVec<T> {
+    /// Room for `len` elements.
+    pub(crate) fn new(len: usize) -> Result<Self, Error> {
+        let mut vec = Vec::new();
+        vec.try_reserve_exact(len).map_err(|_| {
+            Error::OutOfMemory(format!(
+                "no host memory for a result of {} bytes",
+                len.saturating_mul(std::mem::size_of::<T>())
+            ))
+        })?;
+        Ok(ResultVec { vec, len })
+    }
+
+    /// The room, as bytes for the driver to write.
+    pub(crate) fn bytes(&mut self) -> &mut [MaybeUninit<u8>] {
+        let spare = &mut self.vec.spare_capacity_mut()[..self.len];
+        // SAFETY: the same memory, as bytes that may be uninitialised.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                spare.as_mut_ptr().cast::<MaybeUninit<u8>>(),
+                std::mem::size_of_val(spare),
+            )
+        }
+    }
+
+    /// The vector of the first `written` elements: what [`run`] returned for this output, which
+    /// it wrote in full.
+    pub(crate) fn into_vec(mut self, written: usize) -> Vec<T> {
+        let written = written.min(self.len);
+        // SAFETY: the driver wrote the first `written` elements' bytes (it writes each output in
+        // order from the start and returns how many elements it wrote), and T is Pod, so those
+        // bytes are valid values.
+        unsafe { self.vec.set_len(written) };
+        self.vec
+    }
+}
+
+/// The caller's initialised slice as bytes to write into.
+pub(crate) fn as_destination<T: bytemuck::Pod>(slice: &mut [T]) -> &mut [MaybeUninit<u8>] {
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(slice);
+    // SAFETY: initialised bytes viewed as possibly uninitialised; the driver only writes
+    // initialised bytes into them.
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) }
+}

@@ -1,0 +1,210 @@
+//! The merge-path partition (`partition.wgsl`): co-ranks the boundaries of a merge's output every
+//! `spacing` outputs into a splits buffer. Merge path's merge passes, merge sort's merge passes,
+//! set operations and resident merges in pieces cut their work with it; ModernGPU's
+//! `merge_path_partitions` plays the same part there. The host's own co-rank, for inputs it
+//! holds, is [`cpu::co_rank_ordered`](crate::cpu::co_rank_ordered).
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::device::bind_elements;
+use crate::key::{KeyType, Order};
+use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::tuning::{partition_lanes, PARTITION_WORKGROUP_SIZE};
+use crate::{Error, Gpu};
+
+/// `partition_splits` in partition.wgsl.
+pub(crate) static PARTITION: Kernel = Kernel {
+    file: "partition",
+    entry: "partition_splits",
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE)],
+    value_bindings: &[],
+};
+
+/// `partition_splits_reset_counter` in partition.wgsl: the same, and zeroes merge_path_chunks' counter.
+pub(crate) static PARTITION_RESET_COUNTER: Kernel = Kernel {
+    file: "partition",
+    entry: "partition_splits_reset_counter",
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (4, WRITE)],
+    value_bindings: &[],
+};
+
+/// `PartitionParams` in partition.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub(crate) struct PartitionParams {
+    pub(crate) a_len: u32,
+    pub(crate) b_len: u32,
+    pub(crate) spacing: u32,
+    pub(crate) run_len: u32,
+}
+
+/// A partition checked against the device, ready to record.
+#[derive(Clone, Debug)]
+pub(crate) struct Partition {
+    params: PartitionParams,
+    key: KeyType,
+    order: Order,
+    lanes: u32,
+    dispatch: (u32, u32),
+    reset_counter: bool,
+}
+
+impl Partition {
+    /// The partition of the merge of `a_len` and `b_len` keys (or, with `run_len`, of every pair
+    /// of runs of `a_len` keys of A, lib/segments.wgsl) every `spacing` outputs; with
+    /// `reset_counter` it also zeroes merge_path_chunks' counter.
+    pub(crate) fn plan(
+        gpu: &Gpu,
+        key: KeyType,
+        order: Order,
+        (a_len, b_len): (usize, usize),
+        spacing: u32,
+        run_len: u32,
+        reset_counter: bool,
+    ) -> Result<Self, Error> {
+        let total = (a_len + b_len) as u64;
+        let boundaries =
+            u32::try_from(total.div_ceil(u64::from(spacing.max(1))) + 1).map_err(|_| {
+                Error::TooLarge {
+                    what: "partition boundaries",
+                    len: total as usize,
+                    max: u32::MAX as usize,
+                }
+            })?;
+        let lanes = partition_lanes(boundaries);
+        let workgroups = boundaries.div_ceil(PARTITION_WORKGROUP_SIZE / lanes);
+        Ok(Partition {
+            params: PartitionParams {
+                a_len: a_len as u32,
+                b_len: b_len as u32,
+                spacing: spacing.max(1),
+                run_len,
+            },
+            key,
+            order,
+            lanes,
+            dispatch: gpu.dispatch_shape(workgroups)?,
+            reset_counter,
+        })
+    }
+
+    /// The same partition over segments of `run_len` (merge sort's passes, lib/segments.wgsl).
+    pub(crate) fn with_run_len(mut self, run_len: u32) -> Self {
+        self.params.run_len = run_len;
+        self
+    }
+
+    /// Boundaries the partition writes: one per `spacing` outputs and the end.
+    pub(crate) fn boundaries(&self) -> u32 {
+        let total = u64::from(self.params.a_len) + u64::from(self.params.b_len);
+        (total.div_ceil(u64::from(self.params.spacing)) + 1) as u32
+    }
+
+    fn kernel(&self) -> &'static Kernel {
+        if self.reset_counter {
+            &PARTITION_RESET_COUNTER
+        } else {
+            &PARTITION
+        }
+    }
+
+    /// The pipeline's specialization.
+    pub(crate) fn specialization(&self) -> Specialization {
+        specialization(self.key, self.order, self.lanes)
+    }
+
+    /// The partition's pipeline and bind group: A and B as bound (their first a_len and b_len
+    /// keys), the boundaries into `splits`, and the counter zeroed when planned so.
+    pub(crate) fn prepare(
+        &self,
+        gpu: &Gpu,
+        (a, b): (wgpu::BindingResource<'_>, wgpu::BindingResource<'_>),
+        splits: &wgpu::Buffer,
+        counter: Option<&wgpu::Buffer>,
+    ) -> Result<PreparedPartition, Error> {
+        let kernel = self.kernel();
+        let params = gpu.uniform("wgmerge partition params", bytemuck::bytes_of(&self.params));
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: a,
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: b,
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: bind_elements(splits, 0, self.boundaries() as usize, 4, splits),
+            },
+        ];
+        if self.reset_counter {
+            let counter = counter.ok_or_else(|| {
+                Error::Validation("wgmerge: the partition needs the chunk counter".into())
+            })?;
+            entries.push(wgpu::BindGroupEntry {
+                binding: 4,
+                resource: counter.as_entire_binding(),
+            });
+        }
+        Ok(PreparedPartition {
+            pipeline: gpu.pipeline(kernel, &self.specialization())?,
+            bind_group: gpu.bind_group(kernel, false, &entries),
+            dispatch: self.dispatch,
+        })
+    }
+}
+
+/// A partition's pipeline and bind group, ready to record into a compute pass.
+pub(crate) struct PreparedPartition {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    dispatch: (u32, u32),
+}
+
+impl PreparedPartition {
+    /// Records the partition's dispatch into `pass`.
+    pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.dispatch.0, self.dispatch.1, 1);
+    }
+}
+
+/// The partition's specialization for `key` in `order` with `lanes` per boundary.
+pub(crate) fn specialization(key: KeyType, order: Order, lanes: u32) -> Specialization {
+    Specialization {
+        params: vec![("key", key.module())],
+        constants: vec![
+            ("WORKGROUP_SIZE", PARTITION_WORKGROUP_SIZE),
+            ("LANES", lanes),
+            ("DESCENDING", u32::from(order == Order::Descending)),
+        ],
+        with_values: false,
+    }
+}
+
+/// Configurations the crate builds, for the kernel tests.
+#[cfg(test)]
+pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
+    let mut out = Vec::new();
+    for key in KeyType::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            for lanes in [1, 2, 8, 32] {
+                for kernel in [&PARTITION, &PARTITION_RESET_COUNTER] {
+                    out.push(crate::kernel_tests::Configuration {
+                        kernel,
+                        specialization: specialization(key, order, lanes),
+                        // Three words per search slot (SEARCH_SLOTS = 32), alone or together.
+                        workgroup_memory: 32 * 3 * 4,
+                    });
+                }
+            }
+        }
+    }
+    out
+}

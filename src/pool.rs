@@ -1,0 +1,186 @@
+//! A bounded pool of buffers that calls reuse: GPU buffers for inputs, outputs and temporaries,
+//! and host staging buffers for uploads and readbacks. Creating a large buffer costs far more
+//! than the copy through it (the driver allocates and, for staging, pins host memory), so
+//! repeated calls take their buffers from here. Buffers come back when a call ends; the pool
+//! keeps idle ones up to a limit of bytes per kind and frees the rest.
+
+use std::sync::Mutex;
+
+/// Idle buffers, by kind.
+#[derive(Default)]
+struct Idle {
+    /// GPU buffers (`STORAGE` and copy usages).
+    device: Vec<wgpu::Buffer>,
+    /// Host staging buffers (`MAP_READ` or `MAP_WRITE`).
+    staging: Vec<wgpu::Buffer>,
+}
+
+/// The pool a [`Gpu`](crate::Gpu) owns.
+pub(crate) struct Pool {
+    idle: Mutex<Idle>,
+    limit: Mutex<u64>,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool {
+            idle: Mutex::default(),
+            limit: Mutex::new(DEFAULT_LIMIT),
+        }
+    }
+}
+
+/// Bytes of idle buffers of each kind kept by default: enough for the buffers of a 2^28-key
+/// merge's pieces (tuning.rs: host_piece_len) and its staging ring.
+pub(crate) const DEFAULT_LIMIT: u64 = 3 << 30;
+
+/// Idle buffers of each kind kept at most, whatever their bytes: calls of many different sizes
+/// would otherwise keep one of every size class they ever used.
+const MOST_IDLE: usize = 48;
+
+/// Whether `buffer` is a host staging buffer.
+fn is_staging(buffer: &wgpu::Buffer) -> bool {
+    buffer
+        .usage()
+        .intersects(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE)
+}
+
+/// The size a request for `bytes` is rounded up to: a multiple of an eighth of the power of two
+/// at or below it (at least 256 bytes), so that buffers of nearby sizes serve each other with at
+/// most 1/8 waste.
+pub(crate) fn size_class(bytes: u64) -> u64 {
+    let bytes = bytes.max(256);
+    let step = ((1u64 << bytes.ilog2()) / 8).max(32);
+    bytes.div_ceil(step) * step
+}
+
+impl Pool {
+    /// An idle buffer with exactly `usage` holding at least `bytes` (at most twice as many, so a
+    /// huge idle buffer does not serve a small request), or a new one of [`size_class`]`(bytes)`,
+    /// no larger than `max_size`.
+    pub(crate) fn take(
+        &self,
+        device: &wgpu::Device,
+        label: &'static str,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+        max_size: u64,
+    ) -> wgpu::Buffer {
+        {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            let staging =
+                usage.intersects(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::MAP_WRITE);
+            let list = if staging {
+                &mut idle.staging
+            } else {
+                &mut idle.device
+            };
+            let fits = |b: &wgpu::Buffer| {
+                b.usage() == usage && b.size() >= bytes && b.size() <= bytes.max(256) * 2
+            };
+            let best = list
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| fits(b))
+                .min_by_key(|(_, b)| b.size())
+                .map(|(i, _)| i);
+            if let Some(i) = best {
+                return list.remove(i);
+            }
+        }
+        let size = size_class(bytes).min(max_size.max(bytes)).max(8);
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: size.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Takes `buffer` back when its call ends (GPU work may still use it: later uses are ordered
+    /// after it). Beyond the limits, the buffers idle longest are freed first.
+    pub(crate) fn give_back(&self, buffer: wgpu::Buffer) {
+        let limit = self.limit();
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let list = if is_staging(&buffer) {
+            &mut idle.staging
+        } else {
+            &mut idle.device
+        };
+        // Newest last.
+        list.push(buffer);
+        trim(list, limit);
+    }
+
+    /// The limit, bytes per kind.
+    pub(crate) fn limit(&self) -> u64 {
+        *self.limit.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets the limit and frees what is beyond it now.
+    pub(crate) fn set_limit(&self, bytes: u64) {
+        *self.limit.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let Idle { device, staging } = &mut *idle;
+        for list in [device, staging] {
+            trim(list, bytes);
+        }
+    }
+
+    /// Frees every idle buffer.
+    pub(crate) fn release(&self) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        idle.device.clear();
+        idle.staging.clear();
+    }
+
+    /// Bytes of idle GPU buffers and of idle staging buffers.
+    pub(crate) fn idle_bytes(&self) -> (u64, u64) {
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let sum = |list: &Vec<wgpu::Buffer>| list.iter().map(|b| b.size()).sum();
+        (sum(&idle.device), sum(&idle.staging))
+    }
+}
+
+/// Frees the buffers idle longest (the front) until `list` keeps at most `limit` bytes and
+/// [`MOST_IDLE`] buffers.
+fn trim(list: &mut Vec<wgpu::Buffer>, limit: u64) {
+    let mut bytes: u64 = list.iter().map(|b| b.size()).sum();
+    let mut drop = 0;
+    while drop < list.len() && (bytes > limit || list.len() - drop > MOST_IDLE) {
+        bytes -= list[drop].size();
+        drop += 1;
+    }
+    list.drain(..drop);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_classes_waste_at_most_an_eighth() {
+        for bytes in [
+            1,
+            255,
+            256,
+            257,
+            1000,
+            4096,
+            4097,
+            1 << 20,
+            (1 << 20) + 1,
+            3 << 29,
+            1 << 30,
+        ] {
+            let class = size_class(bytes);
+            assert!(class >= bytes && class >= 256, "{bytes} -> {class}");
+            assert!(
+                class <= (bytes.max(256) * 9).div_ceil(8) + 32,
+                "{bytes} -> {class}"
+            );
+            assert_eq!(class % 32, 0);
+        }
+        assert_eq!(size_class(1 << 30), 1 << 30);
+    }
+}

@@ -1,0 +1,237 @@
+//! Tuning: every shape, size and count the operations choose for themselves, as small pure
+//! functions of (key type, value size, length, device limits) that tests check without an adapter.
+//! Each number cites the benchmark run that chose it (docs/tuning-log.md; runs on an NVIDIA H100
+//! through Vulkan). None of it is public: options that override a choice are validated against
+//! the limits here.
+
+use crate::key::KeyType;
+
+/// A kernel's shape: invocations per workgroup and items per invocation.
+pub(crate) type Shape = (u32, u32);
+
+/// Largest `items_per_thread` accepted: the length of merge path's private arrays
+/// (`MAX_ITEMS` in lib/merge_tile.wgsl); beyond it an invocation's sequential merge only adds
+/// latency.
+pub(crate) const MAX_ITEMS_PER_THREAD: u32 = 64;
+
+/// Largest `tiles_per_workgroup` accepted.
+pub(crate) const MAX_TILES_PER_WORKGROUP: u32 = 4096;
+
+/// Largest merged length (keys) one dispatch handles on any device; a device's binding limits
+/// may allow fewer. The slice forms merge longer inputs piece by piece.
+pub(crate) const MAX_MERGED_LEN: usize = 1 << 30;
+
+/// Most tiles one workgroup merges with `items_per_thread` outputs per invocation and tile
+/// (`MOST_TILES` in merge_path.wgsl); `tiles_per_workgroup` is clamped to it. This is a limit,
+/// not a speed: llvmpipe (lavapipe) stops an invocation's loops after about 65,535 iterations in
+/// all and silently leaves the rest of its work undone (run 33); a tile costs the kernels at most
+/// about `8 * items_per_thread + 32` iterations, and this keeps a workgroup within a quarter of
+/// that. GPUs have no such limit, and no default comes near it.
+pub(crate) fn most_tiles_per_workgroup(items_per_thread: u32) -> u32 {
+    (16384 / (8 * items_per_thread + 32)).max(1)
+}
+
+/// Merges at least this long take [`merge_path_shape`]'s large shapes where the device has room.
+pub(crate) const LARGE_MERGE_LEN: usize = 1 << 24;
+
+/// Merge path's shape for a merge of `total` keys (with values of `value_size` bytes, 0 for
+/// none), the first that `fits` the device (invocations and workgroup memory):
+/// - keys 256 x 7, and from 2^24 keys 512 x 11 or, within WebGPU's default limits, 256 x 15
+///   (runs 17-18 and 22-23: 22 KiB of workgroup memory; 256 x 15 is 1-3% slower; 256 x 17 and
+///   512 x 15 lose 15-30%, and every large shape loses at 2^20);
+/// - pairs 256 x 3, and from 2^24 keys 512 x 3 (runs 17 and 22: 7-11% faster), since pairs
+///   gather their values from global memory per output, which more items per invocation slow.
+pub(crate) fn merge_path_shape(
+    value_size: u32,
+    total: usize,
+    fits: impl Fn(Shape) -> bool,
+) -> Shape {
+    let (default, large): (Shape, &[Shape]) = if value_size > 0 {
+        ((256, 3), &[(512, 3)])
+    } else {
+        ((256, 7), &[(512, 11), (256, 15)])
+    };
+    let mut large = large.iter().copied();
+    large
+        .find(|&shape| total >= LARGE_MERGE_LEN && fits(shape))
+        .unwrap_or(default)
+}
+
+/// The book's kernels' shapes: the basic kernel 256 x 8 (no workgroup memory); the tiled and
+/// circular-buffer kernels keep two tiles of 1024 32-bit keys (8 KiB) or 512 64-bit keys, within
+/// WebGPU's default 16 KiB. Kept as the book has them: they are stepping stones, not tuned.
+pub(crate) fn book_shape(tiled: bool, key: KeyType) -> Shape {
+    match (tiled, key.size()) {
+        (false, _) => (256, 8),
+        (true, 8) => (128, 4),
+        (true, _) => (128, 8),
+    }
+}
+
+/// Tiles each merge-path workgroup merges, one after another, loading each while it merges the
+/// one before: one below [`LARGE_MERGE_LEN`] keys, 4 from there, and from 2^27 keys 6 for
+/// keys-only merges and 8 with values (runs 19-23 and 39: long merges gain 5-10% from 4 tiles and
+/// another 1-2% from 6 or 8 at 2^28, while short ones need every workgroup they can get).
+/// Keys-only merges take their tiles in chunks of this many from a counter (run 40: 2.8% at 2^26).
+pub(crate) fn merge_path_tiles_per_workgroup(total: usize, with_values: bool) -> u32 {
+    match total {
+        t if t >= 1 << 27 && with_values => 8,
+        t if t >= 1 << 27 => 6,
+        t if t >= LARGE_MERGE_LEN => 4,
+        _ => 1,
+    }
+}
+
+/// The tiled kernels' tiles per workgroup: enough to amortise its two global co-ranks, while
+/// keeping about 4096 workgroups to fill a large GPU.
+pub(crate) fn book_tiles_per_workgroup(total: usize, tile: u32) -> u32 {
+    (total as u64)
+        .div_ceil(u64::from(tile))
+        .div_ceil(4096)
+        .clamp(1, 16) as u32
+}
+
+/// Invocations per workgroup of the partition pass (`WORKGROUP_SIZE` in partition.wgsl): small
+/// workgroups spread the searches over every compute unit.
+pub(crate) const PARTITION_WORKGROUP_SIZE: u32 = 64;
+
+/// Most invocations searching one boundary together: a partition workgroup holds
+/// PARTITION_WORKGROUP_SIZE / lanes searches (at least 2; `SEARCH_SLOTS` in partition.wgsl).
+pub(crate) const MAX_PARTITION_LANES: u32 = 32;
+const _: () = assert!(PARTITION_WORKGROUP_SIZE / 2 <= 32);
+
+/// Invocations that search each boundary together in the partition pass for `boundaries`
+/// boundaries (`LANES` in partition.wgsl). Each step of a search cuts its interval by this plus
+/// one, so a search waits on fewer loads one after another, but issues more. Up to a few thousand
+/// boundaries the GPU runs every search at once and waits on the latency of one: there lanes pay
+/// (run 27: 32 lanes take a 2^20 merge from 18.6 to 16.4 us, 8 lanes a 2^24 one from 84.7 to
+/// 82.3 us). Beyond that the loads are the limit, and one invocation per boundary is fastest.
+pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
+    if boundaries > 4096 {
+        return 1;
+    }
+    // The most, a power of two up to 32, that keeps about 2^15 invocations searching.
+    let lanes = (32768 / boundaries.max(1)).max(1);
+    (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
+}
+
+/// Merge sort's shape: the block sort keeps a tile of keys and two permutations of it in
+/// workgroup memory, so it cannot take merge path's larger shapes; 768 keys need 9 KiB (12 KiB
+/// for 64-bit keys), within WebGPU's default 16 KiB. Its merge passes run in the same shape
+/// (run 18: 0.35-0.38x CUB's merge sort; issue 22 replaces it).
+pub(crate) const SORT_SHAPE: Shape = (256, 3);
+
+/// Set operations' shape: a tile of 1280 keys and their slots, 10 KiB (15 KiB for 64-bit keys)
+/// within WebGPU's default 16 KiB. Not yet tuned on a GPU (issue 21 measures it).
+pub(crate) const SET_SHAPE: Shape = (256, 5);
+
+/// Scan's and reduce's shape: 256 invocations of 16 elements, a tile of 4096 (16 KiB of
+/// input per tile, loaded as 4 `vec4`s per invocation). Run 48 chose it.
+pub(crate) const SCAN_SHAPE: Shape = (256, 16);
+
+/// Workgroups of a reduction's first pass for `len` elements of tiles of `tile`: each reduces
+/// whole tiles one after another (more loads in flight per invocation), leaving a few thousand
+/// partial results for the second pass. Run 48 chose 2048 at most.
+pub(crate) fn reduce_workgroups(len: usize, tile: u32) -> u32 {
+    let tiles = (len as u64).div_ceil(u64::from(tile)).max(1);
+    tiles.min(2048) as u32
+}
+
+/// Bytes of one staging buffer of the slice forms' uploads and readbacks. Copies go through a
+/// ring of [`STAGING_BUFFERS`] of them per direction, so the host's copy into (or out of) one
+/// overlaps the GPU's transfer of another. Run 48 chose 32 MiB.
+pub(crate) const STAGING_BYTES: u64 = 32 << 20;
+
+/// Staging buffers per direction: host memory of the slice forms' transfers is bounded by
+/// `2 * STAGING_BUFFERS * STAGING_BYTES` (256 MiB), whatever the input's size.
+pub(crate) const STAGING_BUFFERS: usize = 4;
+
+/// Elements of `bytes_each` bytes a slice form's piece holds, for a call of `len` elements: the
+/// whole call where it fits `most` (one binding of the device, or the caller's
+/// `max_piece_len`) and is short; otherwise pieces of a quarter of the call, at least 2^22, so
+/// that the upload of one piece, the kernel of the next and the readback of the last overlap. Run
+/// 48 chose it.
+pub(crate) fn host_piece_len(len: usize, most: usize) -> usize {
+    const FEWEST: usize = 1 << 22;
+    let pipelined = len.div_ceil(4).max(FEWEST);
+    pipelined.min(most).max(1)
+}
+
+/// Host threads that copy one staging buffer (native targets): one per 4 MiB, up to the
+/// machine's parallelism (rayon's pool). Memory bandwidth, not one core, bounds a large copy.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) const COPY_BYTES_PER_THREAD: usize = 4 << 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_path_shapes_follow_size_and_room() {
+        let everything = |_| true;
+        assert_eq!(merge_path_shape(0, 1 << 20, everything), (256, 7));
+        assert_eq!(merge_path_shape(0, 1 << 24, everything), (512, 11));
+        assert_eq!(merge_path_shape(4, 1 << 24, everything), (512, 3));
+        assert_eq!(merge_path_shape(8, 1 << 20, everything), (256, 3));
+        // Within WebGPU's defaults (256 invocations): the smaller large shape, or the default.
+        let small = |(workgroup, _): Shape| workgroup <= 256;
+        assert_eq!(merge_path_shape(0, 1 << 26, small), (256, 15));
+        assert_eq!(merge_path_shape(4, 1 << 26, small), (256, 3));
+    }
+
+    #[test]
+    fn tiles_per_workgroup_grow_with_the_merge() {
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 20, false), 1);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 24, false), 4);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 27, false), 6);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 28, true), 8);
+        assert_eq!(most_tiles_per_workgroup(7), 186);
+        assert_eq!(most_tiles_per_workgroup(64), 30);
+        assert!(most_tiles_per_workgroup(MAX_ITEMS_PER_THREAD) >= 1);
+        assert_eq!(book_tiles_per_workgroup(0, 1024), 1);
+        assert_eq!(book_tiles_per_workgroup(1 << 30, 1024), 16);
+    }
+
+    #[test]
+    fn partition_lanes_are_powers_of_two_up_to_32() {
+        for boundaries in [0, 1, 101, 585, 2980, 4096, 4097, 11916, u32::MAX] {
+            let lanes = partition_lanes(boundaries);
+            assert!(
+                lanes.is_power_of_two() && lanes <= MAX_PARTITION_LANES,
+                "{boundaries}"
+            );
+        }
+        assert_eq!(partition_lanes(585), 32);
+        assert_eq!(partition_lanes(2980), 8);
+        assert_eq!(partition_lanes(11916), 1);
+    }
+
+    #[test]
+    fn shapes_fit_webgpu_defaults() {
+        let limits = wgpu::Limits::default();
+        let memory = u64::from(limits.max_compute_workgroup_storage_size);
+        for (workgroup, items) in [
+            SORT_SHAPE,
+            SET_SHAPE,
+            SCAN_SHAPE,
+            book_shape(true, KeyType::U64),
+        ] {
+            assert!(workgroup <= limits.max_compute_invocations_per_workgroup);
+            assert!(items <= MAX_ITEMS_PER_THREAD);
+        }
+        // Merge sort: a tile of 64-bit keys and two permutations; sets: 64-bit keys and slots.
+        let tile = |(w, i): Shape| u64::from(w * i);
+        assert!(tile(SORT_SHAPE) * (8 + 8) <= memory);
+        assert!(tile(SET_SHAPE) * (8 + 4) <= memory);
+    }
+
+    #[test]
+    fn pieces_are_bounded_and_pipelined() {
+        assert_eq!(host_piece_len(1000, 1 << 29), 1 << 22);
+        assert_eq!(host_piece_len(1 << 28, 1 << 29), 1 << 26);
+        assert_eq!(host_piece_len(1 << 28, 1000), 1000);
+        assert_eq!(host_piece_len(0, 1 << 29), 1 << 22);
+        assert!(reduce_workgroups(0, 4096) >= 1);
+        assert_eq!(reduce_workgroups(1 << 28, 4096), 2048);
+    }
+}
