@@ -217,7 +217,11 @@ fn scan(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 
     var prefix: u32;
     if MODE == MODE_PREFIXES {
-        prefix = combine(carry_in(), aux[PREFIXES + tile]);
+        // Tile 0 has nothing before it in the piece (and a one-tile scan has no prefixes).
+        prefix = carry_in();
+        if tile > 0u {
+            prefix = combine(prefix, aux[PREFIXES + tile]);
+        }
     } else if tile == 0u {
         prefix = carry_in();
         if lid == 0u {

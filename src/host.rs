@@ -252,11 +252,10 @@ impl<'g> Driver<'g> {
                 .output_sizes
                 .iter()
                 .map(|&size| {
-                    take(
-                        "wgmerge output",
-                        call.output_room * size,
-                        storage | wgpu::BufferUsages::COPY_SRC,
-                    )
+                    // COPY_DST too: a reduction copies its result in.
+                    let usage =
+                        storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+                    take("wgmerge output", call.output_room * size, usage)
                 })
                 .collect();
             Slot { inputs, outputs }

@@ -38,6 +38,15 @@ pub trait Key: Pod + Send + Sync + std::fmt::Debug + sealed::Sealed {
     /// Which key type this is, for the shader's composition.
     const TYPE: KeyType;
 
+    /// The key's order-preserving bit pattern, in the low [`KeyType::bits`] bits: the unsigned
+    /// order of the patterns is the keys' ascending order (signed integers have their sign bit
+    /// flipped; `f32` follows `total_cmp`: every bit of a negative float flipped, the sign bit of
+    /// a positive one). Each key has its own pattern.
+    fn order_bits(self) -> u64;
+
+    /// The key whose [`Key::order_bits`] are `bits` (bits beyond the key's width are ignored).
+    fn from_order_bits(bits: u64) -> Self;
+
     /// True when `self` comes strictly before `other` in ascending order.
     fn less(&self, other: &Self) -> bool;
 
@@ -78,6 +87,11 @@ impl KeyType {
         KeyType::U64,
         KeyType::I64,
     ];
+
+    /// Bits per key.
+    pub fn bits(self) -> u32 {
+        self.size() * 8
+    }
 
     /// Bytes per key.
     pub fn size(self) -> u32 {
@@ -120,24 +134,49 @@ pub(crate) fn values_module(size: u32) -> &'static str {
     }
 }
 
-macro_rules! ordinary_key {
-    ($($ty:ty => $key_type:ident),*) => {$(
+macro_rules! key {
+    ($ty:ty => $key_type:ident, $bits:ty, $flip:expr) => {
         impl sealed::Sealed for $ty {}
         impl Key for $ty {
             const TYPE: KeyType = KeyType::$key_type;
             fn less(&self, other: &Self) -> bool {
                 self < other
             }
+            fn order_bits(self) -> u64 {
+                (bytemuck::cast::<$ty, $bits>(self) ^ $flip) as u64
+            }
+            fn from_order_bits(bits: u64) -> Self {
+                bytemuck::cast::<$bits, $ty>(bits as $bits ^ $flip)
+            }
         }
-    )*};
+    };
 }
-ordinary_key!(u32 => U32, i32 => I32, u64 => U64, i64 => I64);
+key!(u32 => U32, u32, 0);
+key!(i32 => I32, u32, 1 << 31);
+key!(u64 => U64, u64, 0);
+key!(i64 => I64, u64, 1 << 63);
 
 impl sealed::Sealed for f32 {}
 impl Key for f32 {
     const TYPE: KeyType = KeyType::F32;
     fn less(&self, other: &Self) -> bool {
         self.total_cmp(other).is_lt()
+    }
+    fn order_bits(self) -> u64 {
+        let bits = self.to_bits();
+        u64::from(if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | 1 << 31
+        })
+    }
+    fn from_order_bits(bits: u64) -> Self {
+        let bits = bits as u32;
+        f32::from_bits(if bits >> 31 == 1 {
+            bits & !(1 << 31)
+        } else {
+            !bits
+        })
     }
 }
 
@@ -165,6 +204,34 @@ mod tests {
             assert!(!pair[1].less(&pair[0]), "{pair:?}");
             assert!(pair[1].before(&pair[0], Order::Descending), "{pair:?}");
         }
+    }
+
+    #[test]
+    fn order_bits_follow_the_order_and_invert() {
+        fn check<K: Key + PartialEq>(ordered: &[K]) {
+            for pair in ordered.windows(2) {
+                assert!(pair[0].order_bits() < pair[1].order_bits(), "{pair:?}");
+            }
+            for &key in ordered {
+                let back = K::from_order_bits(key.order_bits());
+                assert_eq!(back.order_bits(), key.order_bits(), "{key:?}");
+                assert!(key.order_bits() < 1 << K::TYPE.bits() || K::TYPE.bits() == 64);
+            }
+        }
+        check(&[0u32, 1, u32::MAX]);
+        check(&[i32::MIN, -1, 0, 1, i32::MAX]);
+        check(&[i64::MIN, -1, 0, i64::MAX]);
+        check(&[0u64, 1 << 40, u64::MAX]);
+        check(&[
+            -f32::NAN,
+            f32::NEG_INFINITY,
+            -1.0,
+            -0.0,
+            0.0,
+            1.0,
+            f32::INFINITY,
+            f32::NAN,
+        ]);
     }
 
     #[test]

@@ -74,30 +74,7 @@ fn every_operation_shape_and_order<K: TestKey>() {
     }
 }
 
-#[test]
-fn u32_keys() {
-    every_operation_shape_and_order::<u32>();
-}
-
-#[test]
-fn i32_keys() {
-    every_operation_shape_and_order::<i32>();
-}
-
-#[test]
-fn f32_keys() {
-    every_operation_shape_and_order::<f32>();
-}
-
-#[test]
-fn u64_keys() {
-    every_operation_shape_and_order::<u64>();
-}
-
-#[test]
-fn i64_keys() {
-    every_operation_shape_and_order::<i64>();
-}
+every_key_type!(every_operation_shape_and_order);
 
 /// Sizes that are not multiples of the tile and give tens of tiles, with runs of equal keys
 /// straddling tile boundaries; and a large input with duplicates spanning many tiles.

@@ -82,30 +82,7 @@ fn every_shape_and_order<K: TestKey>() {
     }
 }
 
-#[test]
-fn u32_keys() {
-    every_shape_and_order::<u32>();
-}
-
-#[test]
-fn i32_keys() {
-    every_shape_and_order::<i32>();
-}
-
-#[test]
-fn f32_keys() {
-    every_shape_and_order::<f32>();
-}
-
-#[test]
-fn u64_keys() {
-    every_shape_and_order::<u64>();
-}
-
-#[test]
-fn i64_keys() {
-    every_shape_and_order::<i64>();
-}
+every_key_type!(every_shape_and_order);
 
 /// Many merge passes over a large input, and shapes whose tile is not a power of two.
 #[test]

@@ -155,123 +155,55 @@ impl Shape {
     }
 }
 
-/// A key type the tests can generate: a monotone map from u32 ranks, its edge values, and its
+/// What the tests need of a key type, from its order-preserving bits alone, so that a new key
+/// type needs no test code of its own: a monotone map from u32 ranks, its edge values, and its
 /// bits for exact comparison (NaN != NaN, but its bits are equal).
 pub trait TestKey: Key {
-    fn from_rank(rank: u32) -> Self;
-    fn specials() -> Vec<Self>;
-    fn bits(self) -> u64;
-}
-
-impl TestKey for u32 {
+    /// A monotone map from ranks to keys. 64-bit keys take the rank's high bits in their high
+    /// word (plus one, so that no rank gives the least or greatest key) and its low 4 bits at the
+    /// top of the low word, so keys with equal high words and different low words (above 2^31
+    /// too) occur.
     fn from_rank(rank: u32) -> Self {
-        rank
-    }
-    fn specials() -> Vec<Self> {
-        vec![
-            0,
-            1,
-            2,
-            u32::MAX / 2,
-            u32::MAX / 2 + 1,
-            u32::MAX - 1,
-            u32::MAX,
-        ]
-    }
-    fn bits(self) -> u64 {
-        self.into()
-    }
-}
-
-impl TestKey for i32 {
-    fn from_rank(rank: u32) -> Self {
-        (rank ^ 0x8000_0000) as i32
-    }
-    fn specials() -> Vec<Self> {
-        vec![i32::MIN, i32::MIN + 1, -2, -1, 0, 1, i32::MAX - 1, i32::MAX]
-    }
-    fn bits(self) -> u64 {
-        u64::from(self as u32)
-    }
-}
-
-impl TestKey for f32 {
-    /// The inverse of the total-order bit map: every bit pattern, in total_cmp order.
-    fn from_rank(rank: u32) -> Self {
-        let bits = if rank & 0x8000_0000 != 0 {
-            rank & 0x7fff_ffff
-        } else {
-            !rank
+        let bits = match Self::TYPE.bits() {
+            32 => u64::from(rank),
+            _ => (u64::from((rank >> 4) + 1) << 32) | (u64::from(rank & 0xf) << 28),
         };
-        f32::from_bits(bits)
+        Self::from_order_bits(bits)
     }
+    /// The ends and the middle of the key's order: for integers MIN, MAX, 0 and its neighbours;
+    /// for floats the NaNs with every payload bit set, -0.0, +0.0 and the least subnormals.
     fn specials() -> Vec<Self> {
-        vec![
-            -f32::NAN,
-            f32::from_bits(0xffc0_0001),
-            f32::NEG_INFINITY,
-            f32::MIN,
-            -1.0,
-            -f32::MIN_POSITIVE,
-            -0.0,
-            0.0,
-            f32::from_bits(1),
-            1.0,
-            f32::MAX,
-            f32::INFINITY,
-            f32::NAN,
-            f32::from_bits(0x7fc0_0001),
-        ]
+        let max = u64::MAX >> (64 - Self::TYPE.bits());
+        let half = max / 2 + 1;
+        [0, 1, 2, half - 2, half - 1, half, half + 1, max - 1, max]
+            .into_iter()
+            .map(Self::from_order_bits)
+            .collect()
     }
     fn bits(self) -> u64 {
-        self.to_bits().into()
+        self.order_bits()
     }
 }
 
-impl TestKey for u64 {
-    /// The rank's high bits go to the high word and its low 4 bits to the top of the low word,
-    /// so keys with equal high words and different low words (above 2^31 too) occur.
-    fn from_rank(rank: u32) -> Self {
-        (u64::from(rank >> 4) << 32) | (u64::from(rank & 0xf) << 28)
-    }
-    fn specials() -> Vec<Self> {
-        vec![
-            0,
-            1,
-            u64::from(u32::MAX),
-            1 << 32,
-            u64::MAX / 2,
-            u64::MAX - 1,
-            u64::MAX,
-        ]
-    }
-    fn bits(self) -> u64 {
-        self
-    }
-}
+impl<K: Key> TestKey for K {}
 
-impl TestKey for i64 {
-    /// The u64 map shifted down by half its range: monotone, negative below rank 2^31.
-    fn from_rank(rank: u32) -> Self {
-        u64::from_rank(rank) as i64 - (1 << 59)
-    }
-    fn specials() -> Vec<Self> {
-        vec![
-            i64::MIN,
-            i64::MIN + 1,
-            -(1 << 32),
-            -1,
-            0,
-            1,
-            u32::MAX.into(),
-            1 << 32,
-            i64::MAX - 1,
-            i64::MAX,
-        ]
-    }
-    fn bits(self) -> u64 {
-        self as u64
-    }
+/// Generic tests run for every key type: `every_key_type!(check)` makes a module `check` with
+/// one test per key type, each calling `check::<K>()`. Adding a key type adds its name here.
+#[macro_export]
+macro_rules! every_key_type {
+    ($($test:ident),* $(,)?) => {
+        $( $crate::every_key_type!(@one $test [u32 i32 f32 u64 i64]); )*
+    };
+    (@one $test:ident [$($key:ident)*]) => {
+        mod $test {
+            $(
+                #[test]
+                fn $key() {
+                    super::$test::<$key>();
+                }
+            )*
+        }
+    };
 }
 
 /// `len` sorted keys drawn from `range`.

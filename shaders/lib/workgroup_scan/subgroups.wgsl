@@ -59,8 +59,9 @@ fn lanes_exclusive(x: vec4<u32>) -> LaneScan {
     let total = subgroup_reduce4(x);
     if OPERATOR == OP_SUM {
         if ELEMENT == ELEMENT_F32 {
-            let exclusive = subgroupExclusiveAdd(bitcast<vec4<f32>>(x));
-            return LaneScan(bitcast<vec4<u32>>(exclusive), total);
+            // The first lane takes the identity, -0.0: the hardware may start from +0.0.
+            let exclusive = bitcast<vec4<u32>>(subgroupExclusiveAdd(bitcast<vec4<f32>>(x)));
+            return LaneScan(select(exclusive, vec4(identity()), lane == 0u), total);
         }
         return LaneScan(subgroupExclusiveAdd(x), total);
     }
