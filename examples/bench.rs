@@ -1,12 +1,14 @@
-//! wgmerge's benchmark program: each operation and algorithm over a size sweep on one adapter,
-//! with a WGSL copy kernel as the bandwidth ceiling and CPU baselines, printed as a table and
-//! optionally written as JSON and an SVG plot.
+//! wgmerge's benchmark program: each operation over a size sweep on one adapter, with a WGSL copy
+//! kernel as the bandwidth ceiling, CPU baselines and, given their output from the same run, the
+//! CUDA anchors; printed as a table and optionally written as JSON and an SVG plot.
 //!
 //!     cargo run --release --example bench -- --sizes 16,20,24 --json bench.json --plot bench.svg
 //!
-//! `--sizes` are log2 of the merged length (two sorted halves of uniform random u32 keys).
-//! `--cub FILE` reads the output of `../shared/anchors/cub_bench.cu` from the same run and adds
-//! CUB's rows and the ratio to CUB. `--help` lists every option.
+//! `--sizes` are log2 of the elements (merges: two sorted halves of uniform random u32 keys).
+//! `--cub`, `--cub-extra` and `--cub-e2e` read the output of `../shared/anchors/cub_bench.cu`,
+//! `cub_extra.cu` and `cub_e2e.cu` from the same run and add CUDA's rows and our ratios to them.
+//! A configuration that fails (too large for the device, say) is reported as a row and the sweep
+//! goes on. `--help` lists every option.
 
 #[path = "common/copy.rs"]
 mod copy;
@@ -22,7 +24,8 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use wgmerge::{
-    cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, SetOperation, SortBuffers, ValueBuffers,
+    cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ReduceBuffers, ReduceOp, ScanBuffers,
+    ScanKind, ScanOptions, ScanStrategy, SetOperation, SortBuffers, ValueBuffers,
 };
 
 #[derive(Parser, Debug)]
@@ -32,14 +35,14 @@ struct Args {
     /// `Gpu::with_runtime_checks(true)` does; off by default, as in wgmerge.
     #[arg(long)]
     runtime_checks: bool,
-    /// log2 of the merged lengths to run.
+    /// log2 of the element counts to run.
     #[arg(long, value_delimiter = ',', default_value = "16,20,22")]
     sizes: Vec<u32>,
     /// Operations to run.
     #[arg(long, value_delimiter = ',', default_value = "merge,pairs")]
     ops: Vec<Operation>,
-    /// Workgroup shapes to run each algorithm with, as WORKGROUPxITEMS (e.g. 256x15); default:
-    /// each algorithm's own.
+    /// Workgroup shapes to run each merge algorithm with, as WORKGROUPxITEMS (e.g. 256x15);
+    /// default: each algorithm's own.
     #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
     shapes: Vec<(u32, u32)>,
     /// Tiles each workgroup merges (`MergeOptions::tiles_per_workgroup`), one run per value;
@@ -62,6 +65,10 @@ struct Args {
     /// Use this backend: vulkan, metal, dx12, gl.
     #[arg(long)]
     backend: Option<String>,
+    /// Open the device with at most this many bytes per storage binding (to see what happens to
+    /// inputs beyond one binding on a small device).
+    #[arg(long)]
+    binding_limit: Option<u64>,
     /// Skip the CPU baselines.
     #[arg(long)]
     no_cpu: bool,
@@ -74,10 +81,12 @@ struct Args {
     /// Output of cub_bench.cu from the same run, for CUB's rows and ratios.
     #[arg(long)]
     cub: Option<PathBuf>,
-    /// wgpu's memory allocation strategy for the device: performance (wgpu's default) or
-    /// memory-usage. Given, the bench opens its own device with it.
+    /// Output of cub_extra.cu from the same run (scan, reduce, Thrust's set operations).
     #[arg(long)]
-    memory_hints: Option<MemoryHintsArg>,
+    cub_extra: Option<PathBuf>,
+    /// Output of cub_e2e.cu from the same run (CUDA's merge from host memory, and its transfers).
+    #[arg(long)]
+    cub_e2e: Option<PathBuf>,
     /// Run nothing: print and plot the rows of a JSON file this program wrote.
     #[arg(long)]
     input: Option<PathBuf>,
@@ -102,21 +111,22 @@ struct AdapterSummary {
 
 #[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
 enum Operation {
-    /// Merge u32 keys.
+    /// Merge u32 keys: GPU time, end to end (into a new vector and into a slice), peak host
+    /// memory.
     Merge,
     /// Merge u32 keys with u32 values.
     Pairs,
     /// Sort u32 keys (merge sort), timed from a copy of unsorted input as CUB's SortKeysCopy.
     Sort,
-    /// Each set operation on the two halves, end to end (upload, four passes, readback of the
-    /// kept keys): there is no resident form to time alone yet.
+    /// Each set operation on the two halves, end to end (upload, passes, readback).
     Set,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum MemoryHintsArg {
-    Performance,
-    MemoryUsage,
+    /// Inclusive sum scan of u32, each strategy.
+    Scan,
+    /// Sum reduction of u32.
+    Reduce,
+    /// wgpu's own upload and download bandwidth: queue.write_buffer into a GPU buffer, and a
+    /// copy into a mapped buffer read back into a vector.
+    Transfer,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -147,17 +157,26 @@ impl From<AlgorithmArg> for Algorithm {
 }
 
 /// One line of the table and one object of the JSON.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Row {
     operation: String,
     algorithm: String,
     key_type: String,
     value_type: Option<String>,
     n: usize,
-    /// Device time of one operation (GPU rows), or wall time (CPU rows).
+    /// Device time of one operation (GPU rows), or wall time (CPU and end-to-end-only rows).
     time_ms: f64,
-    /// Upload, operation and readback.
+    /// Upload, operation and readback into a new vector.
     end_to_end_ms: Option<f64>,
+    /// Upload, operation and readback into the caller's slice (`merge_into`).
+    #[serde(default)]
+    end_to_end_into_ms: Option<f64>,
+    /// CUDA's pageable upload, CUB merge and download over ours, end to end: above 1 is faster.
+    #[serde(default)]
+    ratio_to_cuda_end_to_end: Option<f64>,
+    /// The most host memory the call took beyond its inputs (MiB): result and staging.
+    #[serde(default)]
+    peak_host_mib: Option<f64>,
     keys_per_s: f64,
     /// Least bytes the operation must move, per second.
     gb_per_s: f64,
@@ -166,6 +185,9 @@ struct Row {
     /// CUB's time over ours: above 1 is faster than CUB.
     ratio_to_cub: Option<f64>,
     correct: Option<bool>,
+    /// Why the configuration did not run, when it did not.
+    #[serde(default)]
+    error: Option<String>,
 }
 
 impl Row {
@@ -185,24 +207,37 @@ impl Row {
             value_type: value_type.map(Into::into),
             n,
             time_ms: seconds * 1e3,
-            end_to_end_ms: None,
             keys_per_s: n as f64 / seconds,
             gb_per_s: n as f64 * bytes_per_key / seconds / 1e9,
-            percent_of_copy: None,
-            cub_ms: None,
-            ratio_to_cub: None,
-            correct: None,
+            ..Default::default()
+        }
+    }
+
+    /// A configuration that could not run.
+    fn failed(operation: &str, algorithm: &str, n: usize, error: String) -> Self {
+        Row {
+            operation: operation.into(),
+            algorithm: algorithm.into(),
+            key_type: "u32".into(),
+            n,
+            error: Some(error),
+            ..Default::default()
         }
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+type Failure = Box<dyn std::error::Error>;
+
+fn main() -> Result<(), Failure> {
     env_logger::init();
     let args = Args::parse();
-    let cub = match &args.cub {
-        Some(path) => parse_cub(&std::fs::read_to_string(path)?),
-        None => Vec::new(),
-    };
+    let mut anchors = Vec::new();
+    for path in [&args.cub, &args.cub_extra, &args.cub_e2e]
+        .into_iter()
+        .flatten()
+    {
+        anchors.extend(parse_anchors(&std::fs::read_to_string(path)?));
+    }
     let (mut report, timer) = match &args.input {
         Some(path) => (
             serde_json::from_str::<Report>(&std::fs::read_to_string(path)?)?,
@@ -210,9 +245,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         None => run(&args)?,
     };
-    let sizes: Vec<usize> = report.rows.iter().map(|r| r.n).collect();
+    let mut sizes: Vec<usize> = report.rows.iter().map(|r| r.n).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
     for n in sizes {
-        add_cub(&mut report.rows, &cub, n);
+        add_anchors(&mut report.rows, &anchors, n);
     }
     report.rows.sort_by_key(|r| r.n);
 
@@ -222,7 +259,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         a.name, a.backend, a.device_type, a.driver, a.driver_info
     );
     println!(
-        "GPU time: median of {} batches after warm-up, {timer}; CPU: median wall time",
+        "GPU time: median of {} batches after warm-up, {timer}; end to end and CPU: median wall \
+         time",
         args.repeats
     );
     print_table(&report.rows);
@@ -241,7 +279,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Runs the sweep on the chosen adapter.
-fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>> {
+fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
     if let Some(&big) = args.sizes.iter().find(|&&s| s > 30) {
         return Err(format!("size 2^{big} is beyond 2^30").into());
     }
@@ -259,11 +297,11 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
     } else {
         args.algorithms.iter().map(|&a| a.into()).collect()
     };
-    let steps_per_size = 1
-        + args.ops.len() * configurations(&algorithms, &args.shapes, &args.tiles).count()
-        + if args.no_cpu { 0 } else { 4 };
+    let merges = configurations(&algorithms, &args.shapes, &args.tiles).count();
+    let steps_per_size = 1 + args.ops.len() * merges + if args.no_cpu { 0 } else { 4 };
     let progress = ProgressBar::new((args.sizes.len() * steps_per_size) as u64);
     progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
+    let copy_kernel = copy::CopyKernel::new(&gpu);
     let mut rows = Vec::new();
     for &log2 in &args.sizes {
         let n = 1usize << log2;
@@ -279,63 +317,107 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
         let b_values: Vec<u32> = (0..b.len() as u32).map(|i| i | 1 << 31).collect();
 
         progress.set_message(format!("2^{log2}: copy"));
-        let copy = bench_copy(&gpu, n, args.repeats)?;
-        let copy_gb_per_s = copy.gb_per_s;
-        rows.push(copy);
+        let copy_gb_per_s = match bench_copy(&gpu, &copy_kernel, n, args.repeats) {
+            Ok(row) => {
+                let gb_per_s = row.gb_per_s;
+                rows.push(row);
+                Some(gb_per_s)
+            }
+            Err(e) => {
+                rows.push(Row::failed("copy", "wgsl vec4 copy", n, e.to_string()));
+                None
+            }
+        };
+        let share = |row: &mut Row| {
+            row.percent_of_copy = copy_gb_per_s.map(|copy| 100.0 * row.gb_per_s / copy);
+        };
         progress.inc(1);
 
         for &operation in &args.ops {
-            if operation == Operation::Set {
-                for set_operation in SetOperation::ALL {
-                    progress.set_message(format!("2^{log2}: {}", set_operation.name()));
-                    let (time, got) = timing::median_wall_time(args.repeats, || {
-                        gpu.set_operation(set_operation, &a, &b)
-                    });
-                    let label = format!("{} (end to end)", set_operation.name());
-                    let mut row = Row::new("set", &label, None, n, time, 8.0);
-                    row.end_to_end_ms = Some(time.as_secs_f64() * 1e3);
-                    row.correct = Some(got? == cpu::set_operation(set_operation, &a, &b));
-                    rows.push(row);
+            let step = format!("2^{log2}: {operation:?}");
+            progress.set_message(step.clone());
+            let mut outcome: Vec<Result<Row, (String, Failure)>> = Vec::new();
+            match operation {
+                Operation::Set => {
+                    for set_operation in SetOperation::ALL {
+                        let label = format!("{} (end to end)", set_operation.name());
+                        outcome.push(
+                            bench_set(&gpu, set_operation, &a, &b, args).map_err(|e| (label, e)),
+                        );
+                    }
                 }
-                progress.inc(configurations(&algorithms, &args.shapes, &args.tiles).count() as u64);
-                continue;
+                Operation::Sort => outcome
+                    .push(bench_sort(&gpu, n, args).map_err(|e| ("merge sort".to_string(), e))),
+                Operation::Scan => {
+                    for strategy in [
+                        None,
+                        Some(ScanStrategy::SinglePass),
+                        Some(ScanStrategy::ReduceThenScan),
+                    ] {
+                        let label = strategy_label(strategy);
+                        outcome.push(bench_scan(&gpu, n, strategy, args).map_err(|e| (label, e)));
+                    }
+                }
+                Operation::Reduce => {
+                    outcome.push(bench_reduce(&gpu, n, args).map_err(|e| ("sum".to_string(), e)))
+                }
+                Operation::Transfer => {
+                    outcome.extend(
+                        bench_transfer(&gpu, n, args.repeats)
+                            .map_err(|e| ("wgpu".to_string(), e))
+                            .map_or_else(
+                                |e| vec![Err(e)],
+                                |rows| rows.into_iter().map(Ok).collect(),
+                            ),
+                    );
+                }
+                Operation::Merge | Operation::Pairs => {
+                    let want = match operation {
+                        Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
+                        _ => cpu::merge_pairs(&a, &a_values, &b, &b_values),
+                    };
+                    for (&algorithm, shape, tiles) in
+                        configurations(&algorithms, &args.shapes, &args.tiles)
+                    {
+                        let mut label = format!("{algorithm:?}");
+                        if let Some((workgroup, items)) = shape {
+                            label += &format!(" {workgroup}x{items}");
+                        }
+                        if let Some(tiles) = tiles {
+                            label += &format!(" t{tiles}");
+                        }
+                        progress.set_message(format!("{step} {label}"));
+                        let options = MergeOptions {
+                            algorithm,
+                            workgroup_size: shape.map(|s| s.0),
+                            items_per_thread: shape.map(|s| s.1),
+                            tiles_per_workgroup: tiles,
+                            ..Default::default()
+                        };
+                        let values = (operation == Operation::Pairs)
+                            .then_some((&a_values[..], &b_values[..]));
+                        outcome.push(
+                            bench_merge(&gpu, &a, &b, values, &options, &label, args, &want)
+                                .map_err(|e| (label.clone(), e)),
+                        );
+                        progress.inc(1);
+                    }
+                }
             }
-            if operation == Operation::Sort {
-                progress.set_message(format!("2^{log2}: sort"));
-                let mut row = bench_sort(&gpu, n, args)?;
-                row.percent_of_copy = Some(100.0 * row.gb_per_s / copy_gb_per_s);
-                rows.push(row);
-                progress.inc(configurations(&algorithms, &args.shapes, &args.tiles).count() as u64);
-                continue;
+            if !matches!(operation, Operation::Merge | Operation::Pairs) {
+                progress.inc(merges as u64);
             }
-            let want = match operation {
-                Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
-                Operation::Pairs => cpu::merge_pairs(&a, &a_values, &b, &b_values),
-                Operation::Sort | Operation::Set => unreachable!("handled above"),
-            };
-            for (&algorithm, shape, tiles) in configurations(&algorithms, &args.shapes, &args.tiles)
-            {
-                let mut label = format!("{algorithm:?}");
-                if let Some((workgroup, items)) = shape {
-                    label += &format!(" {workgroup}x{items}");
+            for result in outcome {
+                match result {
+                    Ok(mut row) => {
+                        share(&mut row);
+                        rows.push(row);
+                    }
+                    Err((label, e)) => {
+                        let name = format!("{operation:?}").to_lowercase();
+                        rows.push(Row::failed(&name, &label, n, e.to_string()));
+                    }
                 }
-                if let Some(tiles) = tiles {
-                    label += &format!(" t{tiles}");
-                }
-                progress.set_message(format!("2^{log2}: {operation:?} {label}"));
-                let options = MergeOptions {
-                    algorithm,
-                    workgroup_size: shape.map(|s| s.0),
-                    items_per_thread: shape.map(|s| s.1),
-                    tiles_per_workgroup: tiles,
-                    ..Default::default()
-                };
-                let values =
-                    (operation == Operation::Pairs).then_some((&a_values[..], &b_values[..]));
-                let mut row = bench_merge(&gpu, &a, &b, values, &options, &label, args, &want)?;
-                row.percent_of_copy = Some(100.0 * row.gb_per_s / copy_gb_per_s);
-                rows.push(row);
-                progress.inc(1);
             }
         }
         if !args.no_cpu {
@@ -347,14 +429,21 @@ fn run(args: &Args) -> Result<(Report, &'static str), Box<dyn std::error::Error>
     Ok((Report { adapter, rows }, timing::timer_name(&gpu)))
 }
 
+fn strategy_label(strategy: Option<ScanStrategy>) -> String {
+    match strategy {
+        None => "default".into(),
+        Some(strategy) => format!("{strategy:?}"),
+    }
+}
+
 /// The adapter the arguments name, or wgmerge's default, with runtime checks as asked.
-fn open_gpu(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
+fn open_gpu(args: &Args) -> Result<Gpu, Failure> {
     Ok(open_adapter(args)?.with_runtime_checks(args.runtime_checks))
 }
 
 /// The adapter the arguments name, or wgmerge's default.
-fn open_adapter(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
-    if args.adapter.is_none() && args.backend.is_none() && args.memory_hints.is_none() {
+fn open_adapter(args: &Args) -> Result<Gpu, Failure> {
+    if args.adapter.is_none() && args.backend.is_none() && args.binding_limit.is_none() {
         return Ok(Gpu::new()?);
     }
     let backends = match &args.backend {
@@ -379,17 +468,19 @@ fn open_adapter(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
                     .collect::<Vec<_>>()
             )
         })?;
-    let Some(hints) = args.memory_hints else {
+    let Some(binding_limit) = args.binding_limit else {
         return Ok(pollster::block_on(Gpu::from_adapter(adapter))?);
     };
-    let timestamps =
-        wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+    let wanted = wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::SUBGROUP;
+    let limits = adapter.limits();
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_features: adapter.features() & timestamps,
-        required_limits: adapter.limits(),
-        memory_hints: match hints {
-            MemoryHintsArg::Performance => wgpu::MemoryHints::Performance,
-            MemoryHintsArg::MemoryUsage => wgpu::MemoryHints::MemoryUsage,
+        required_features: adapter.features() & wanted,
+        required_limits: wgpu::Limits {
+            max_storage_buffer_binding_size:
+                limits.max_storage_buffer_binding_size.min(binding_limit),
+            ..limits
         },
         ..Default::default()
     }))?;
@@ -397,19 +488,25 @@ fn open_adapter(args: &Args) -> Result<Gpu, Box<dyn std::error::Error>> {
 }
 
 /// The WGSL copy kernel over `n` words: the ceiling for a merge of `n` keys.
-fn bench_copy(gpu: &Gpu, n: usize, repeats: usize) -> Result<Row, Box<dyn std::error::Error>> {
+fn bench_copy(
+    gpu: &Gpu,
+    kernel: &copy::CopyKernel,
+    n: usize,
+    repeats: usize,
+) -> Result<Row, Failure> {
+    let source: Vec<u32> = (0..n as u32).collect();
     let (from, to) = (
-        timing::storage_buffer(gpu, &vec![1; n]),
+        timing::storage_buffer(gpu, &source),
         timing::storage_buffer(gpu, &vec![0; n]),
     );
-    let kernel = copy::CopyKernel::new(gpu);
     let time = timing::median_gpu_time(gpu, repeats, |encoder| {
         kernel.encode(gpu, encoder, &from, &to, n)
     })?;
-    Ok(Row::new("copy", "wgsl vec4 copy", None, n, time, 8.0))
+    let mut row = Row::new("copy", "wgsl vec4 copy", None, n, time, 8.0);
+    row.correct = Some(timing::read_words(gpu, &to, n)? == source);
+    Ok(row)
 }
 
-/// One merge configuration: GPU time on resident buffers, then end-to-end time and a check.
 /// Every algorithm with every shape and tile count asked for, or with its own when none is.
 fn configurations<'a>(
     algorithms: &'a [Algorithm],
@@ -433,6 +530,30 @@ fn configurations<'a>(
     })
 }
 
+/// The most resident memory the process had (Linux: VmHWM), and a way to restart that count
+/// from the current resident memory: what a call took beyond what was there before it.
+mod peak {
+    fn status(field: &str) -> Option<u64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with(field))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib << 10)
+    }
+
+    /// Runs `work` and returns what it took beyond the memory resident before it, in bytes.
+    pub fn taken<T>(work: impl FnOnce() -> T) -> (Option<u64>, T) {
+        // Writing 5 restarts VmHWM from the current resident memory.
+        let restarted = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+        let before = status("VmRSS:");
+        let value = work();
+        let peak = status("VmHWM:");
+        match (restarted, before, peak) {
+            (true, Some(before), Some(peak)) => (Some(peak.saturating_sub(before)), value),
+            _ => (None, value),
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn bench_merge(
     gpu: &Gpu,
@@ -443,7 +564,7 @@ fn bench_merge(
     label: &str,
     args: &Args,
     want: &(Vec<u32>, Vec<u32>),
-) -> Result<Row, Box<dyn std::error::Error>> {
+) -> Result<Row, Failure> {
     let repeats = args.repeats;
     let n = a.len() + b.len();
     let buffer = |data: &[u32]| timing::storage_buffer(gpu, data);
@@ -475,6 +596,7 @@ fn bench_merge(
         ("merge", None, 8.0)
     };
     let mut row = Row::new(operation, label, value_type, n, time, bytes);
+    // End to end into a new vector: what `gpu.merge` costs a caller.
     let check = || -> Result<bool, wgmerge::Error> {
         Ok(match values {
             None => gpu.merge_with(a, b, options)? == want.0,
@@ -483,20 +605,37 @@ fn bench_merge(
             }
         })
     };
-    row.correct = Some(if args.end_to_end_repeats == 0 {
-        check()?
-    } else {
+    let (peak, correct) = peak::taken(check);
+    row.correct = Some(correct?);
+    row.peak_host_mib = peak.map(|bytes| bytes as f64 / f64::from(1 << 20));
+    if args.end_to_end_repeats > 0 {
         let (end_to_end, correct) = timing::median_wall_time(args.end_to_end_repeats, check);
         row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
-        correct?
-    });
+        row.correct = Some(correct? && row.correct == Some(true));
+        // Into the caller's slices, touched already (as CUDA's anchor writes into a vector it
+        // has written before).
+        let mut keys = vec![0u32; n];
+        let mut out_values = vec![0u32; if values.is_some() { n } else { 0 }];
+        let (into, result) = timing::median_wall_time(args.end_to_end_repeats, || match values {
+            None => gpu.merge_into(a, b, &mut keys, options),
+            Some((a_values, b_values)) => gpu.merge_pairs_into(
+                (a, a_values),
+                (b, b_values),
+                (&mut keys, &mut out_values),
+                options,
+            ),
+        });
+        result?;
+        row.end_to_end_into_ms = Some(into.as_secs_f64() * 1e3);
+        row.correct = Some(row.correct == Some(true) && keys == want.0);
+    }
     Ok(row)
 }
 
 /// Merge sort of `n` uniform random u32 keys on resident buffers. Each timed repetition copies
 /// the unsorted input into the keys buffer and sorts it there, as CUB's SortKeysCopy reads one
 /// buffer and writes another; the result is checked once against the CPU.
-fn bench_sort(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Box<dyn std::error::Error>> {
+fn bench_sort(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
     let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
     let buffer = |usage| {
@@ -529,8 +668,150 @@ fn bench_sort(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Box<dyn std::erro
     let mut row = Row::new("sort", "merge sort", None, n, time, 8.0);
     let mut want = input.clone();
     want.par_sort_unstable();
-    row.correct = Some(gpu.sort(&input)? == want);
+    let (end_to_end, sorted) =
+        timing::median_wall_time(args.end_to_end_repeats.max(1), || gpu.sort(&input));
+    row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
+    row.correct = Some(sorted? == want);
     Ok(row)
+}
+
+/// Each set operation on the two halves, end to end.
+fn bench_set(
+    gpu: &Gpu,
+    operation: SetOperation,
+    a: &[u32],
+    b: &[u32],
+    args: &Args,
+) -> Result<Row, Failure> {
+    let (time, got) =
+        timing::median_wall_time(args.repeats.min(5), || gpu.set_operation(operation, a, b));
+    let label = format!("{} (end to end)", operation.name());
+    let mut row = Row::new("set", &label, None, a.len() + b.len(), time, 8.0);
+    row.end_to_end_ms = Some(time.as_secs_f64() * 1e3);
+    row.correct = Some(got? == cpu::set_operation(operation, a, b));
+    Ok(row)
+}
+
+/// Uniform random u32 elements below 16, whose sums stay far from wrapping at every size.
+fn scan_input(n: usize) -> Vec<u32> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64 + 3);
+    (0..n).map(|_| rng.random_range(0..16)).collect()
+}
+
+/// Inclusive sum scan of `n` u32 on resident buffers (CUB's DeviceScan::InclusiveSum); the
+/// slice form checked once against the CPU.
+fn bench_scan(
+    gpu: &Gpu,
+    n: usize,
+    strategy: Option<ScanStrategy>,
+    args: &Args,
+) -> Result<Row, Failure> {
+    let input = scan_input(n);
+    let (source, target) = (
+        timing::storage_buffer(gpu, &input),
+        timing::storage_buffer(gpu, &vec![0; n]),
+    );
+    let options = ScanOptions {
+        strategy,
+        ..Default::default()
+    };
+    let scratch = gpu.create_scratch();
+    let buffers = ScanBuffers {
+        input: &source,
+        output: &target,
+        len: n,
+    };
+    let (kind, op) = (ScanKind::Inclusive, ReduceOp::Sum);
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        gpu.encode_scan::<u32>(encoder, &scratch, &buffers, kind, op, &options)
+    })?;
+    drop((source, target));
+    let mut row = Row::new("scan", &strategy_label(strategy), None, n, time, 8.0);
+    let (end_to_end, got) = timing::median_wall_time(args.end_to_end_repeats.max(1), || {
+        gpu.scan_with(&input, kind, op, &options)
+    });
+    row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
+    row.correct = Some(got? == cpu::scan(&input, kind, op));
+    Ok(row)
+}
+
+/// Sum reduction of `n` u32 on a resident buffer (CUB's DeviceReduce::Sum).
+fn bench_reduce(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
+    let input = scan_input(n);
+    let source = timing::storage_buffer(gpu, &input);
+    let result = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 4,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let scratch = gpu.create_scratch();
+    let buffers = ReduceBuffers {
+        input: &source,
+        len: n,
+        output: &result,
+    };
+    let options = ScanOptions::default();
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        gpu.encode_reduce::<u32>(encoder, &scratch, &buffers, ReduceOp::Sum, &options)
+    })?;
+    drop(source);
+    let mut row = Row::new("reduce", "sum", None, n, time, 4.0);
+    let (end_to_end, got) = timing::median_wall_time(args.end_to_end_repeats.max(1), || {
+        gpu.reduce(&input, ReduceOp::Sum)
+    });
+    row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
+    row.correct = Some(got? == cpu::reduce(&input, ReduceOp::Sum));
+    Ok(row)
+}
+
+/// wgpu's own transfers of `n` u32: `queue.write_buffer` from a vector into a GPU buffer, and a
+/// GPU buffer copied into a mapped buffer and read back into a new vector, each waited for.
+fn bench_transfer(gpu: &Gpu, n: usize, repeats: usize) -> Result<Vec<Row>, Failure> {
+    let data: Vec<u32> = (0..n as u32).collect();
+    let bytes = n as u64 * 4;
+    let device = gpu.device();
+    let buffer = |usage| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: bytes,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let target = buffer(
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+    );
+    let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+    let wait = || device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ());
+    let (upload, uploaded) = timing::median_wall_time(repeats.max(3), || {
+        gpu.queue()
+            .write_buffer(&target, 0, bytemuck::cast_slice(&data));
+        gpu.queue().submit([]);
+        wait()
+    });
+    uploaded?;
+    let (download, read) =
+        timing::median_wall_time(repeats.max(3), || -> Result<Vec<u32>, Failure> {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&target, 0, &readback, 0, bytes);
+            gpu.queue().submit([encoder.finish()]);
+            readback.map_async(wgpu::MapMode::Read, .., |r| r.expect("mapped"));
+            wait()?;
+            let words = bytemuck::pod_collect_to_vec(&readback.get_mapped_range(..)?);
+            readback.unmap();
+            Ok(words)
+        });
+    let mut rows = Vec::new();
+    for (name, time, correct) in [
+        ("upload (write_buffer)", upload, true),
+        ("download (mapped copy)", download, read? == data),
+    ] {
+        let mut row = Row::new("transfer", &format!("wgpu {name}"), None, n, time, 4.0);
+        row.correct = Some(correct);
+        rows.push(row);
+    }
+    Ok(rows)
 }
 
 /// The same merge on the CPU: std's sequential merge and sort, rayon's parallel sort, and a
@@ -579,52 +860,77 @@ fn rayon_merge(a: &[u32], b: &[u32]) -> Vec<u32> {
     out
 }
 
-/// CUB's numbers for one size, from cub_bench.cu's output: `n=2^K (N) ... | name T ms ... | ...`.
+/// The CUDA anchors' numbers for one size, from any of the anchors' outputs: a line
+/// `n=2^K ... | name T ms ... | name T GB/s ...`.
 #[derive(Debug)]
-struct CubLine {
+struct Anchor {
     n: usize,
-    times: Vec<(String, f64)>,
+    /// (name, value, unit) for every "name value unit" the line holds.
+    values: Vec<(String, f64, String)>,
 }
 
-fn parse_cub(text: &str) -> Vec<CubLine> {
+fn parse_anchors(text: &str) -> Vec<Anchor> {
     text.lines()
         .filter_map(|line| {
-            let n = line.split_once('(')?.1.split_once(')')?.0.parse().ok()?;
-            let times = line
-                .split(" | ")
-                .skip(1)
-                .filter_map(|part| {
-                    // "cub merge keys 0.070 ms (...)": a name, a number, then "ms".
-                    let start = part.find(|c: char| c.is_ascii_digit())?;
-                    let number: String = part[start..]
-                        .chars()
-                        .take_while(|c| c.is_ascii_digit() || *c == '.')
-                        .collect();
-                    let unit = part[start + number.len()..].trim_start();
-                    unit.starts_with("ms").then_some(())?;
-                    Some((part[..start].trim().to_string(), number.parse().ok()?))
-                })
-                .collect();
-            Some(CubLine { n, times })
+            let exponent: u32 = line
+                .strip_prefix("n=2^")?
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()?;
+            let mut values = Vec::new();
+            for part in line.split(" | ").skip(1) {
+                // "cub merge end-to-end pageable 0.96 ms, pinned 0.19 ms": several values, the
+                // later ones named after the first's name with their own qualifier.
+                let mut base = String::new();
+                for clause in part.split(", ") {
+                    // The value is the first number followed by a unit; names hold digits too
+                    // ("u32", "H2D").
+                    let tokens: Vec<&str> = clause.split_whitespace().collect();
+                    let Some(at) = (0..tokens.len()).find(|&i| {
+                        tokens[i].parse::<f64>().is_ok()
+                            && tokens
+                                .get(i + 1)
+                                .is_some_and(|u| u.starts_with("ms") || u.starts_with("GB/s"))
+                    }) else {
+                        continue;
+                    };
+                    let value: f64 = tokens[at].parse().expect("checked");
+                    let unit = tokens[at + 1].trim_end_matches(',').to_string();
+                    let name = tokens[..at].join(" ");
+                    let name = if base.is_empty() {
+                        base = name
+                            .rsplit_once(' ')
+                            .map_or(name.clone(), |(b, _)| b.to_string());
+                        name
+                    } else {
+                        format!("{base} {name}")
+                    };
+                    values.push((name, value, unit));
+                }
+            }
+            Some(Anchor {
+                n: 1 << exponent,
+                values,
+            })
         })
         .collect()
 }
 
-/// Adds CUB's rows for size `n` (merge keys, merge pairs and CUDA's copy, once) and each GPU
-/// merge row's ratio to CUB.
-fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
-    let Some(line) = cub.iter().find(|l| l.n == n) else {
-        return;
-    };
-    let time = |name: &str| {
-        line.times
+/// Adds CUDA's rows for size `n` and each of our rows' ratio to its anchor.
+fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
+    let value = |name: &str| {
+        anchors
             .iter()
-            .find(|(t, _)| t == name)
-            .map(|&(_, ms)| ms)
+            .filter(|a| a.n == n)
+            .flat_map(|a| &a.values)
+            .find(|(v, _, _)| v == name)
+            .map(|&(_, value, _)| value)
     };
-    // (operation, CUB's name, our label, value type, bytes a key, whether ratios are to it)
-    let anchors = [
-        ("merge", "cub merge keys", "CUB (CUDA)", None, 8.0, true),
+    // (our operation, anchor's name, CUDA's row label, value type, bytes a key, whether our
+    // rows' ratios are to it, our rows' label prefix that it compares with)
+    let anchors_ms = [
+        ("merge", "cub merge keys", "CUB (CUDA)", None, 8.0, true, ""),
         (
             "merge_pairs",
             "cub merge pairs",
@@ -632,6 +938,7 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
             Some("u32"),
             16.0,
             true,
+            "",
         ),
         (
             "sort",
@@ -640,12 +947,57 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
             None,
             8.0,
             true,
+            "",
         ),
-        ("sort", "cub radix keys", "CUB radix sort", None, 8.0, false),
-        ("copy", "copy", "CUDA copy", None, 8.0, false),
+        (
+            "sort",
+            "cub radix keys",
+            "CUB radix sort",
+            None,
+            8.0,
+            false,
+            "",
+        ),
+        ("copy", "copy", "CUDA copy", None, 8.0, false, ""),
+        (
+            "scan",
+            "cub scan u32",
+            "CUB InclusiveSum",
+            None,
+            8.0,
+            true,
+            "",
+        ),
+        (
+            "reduce",
+            "cub reduce u32",
+            "CUB Reduce::Sum",
+            None,
+            4.0,
+            true,
+            "",
+        ),
+        (
+            "set",
+            "thrust set_union",
+            "Thrust set_union (device)",
+            None,
+            8.0,
+            false,
+            "",
+        ),
+        (
+            "set",
+            "thrust set_intersection",
+            "Thrust set_intersection (device)",
+            None,
+            8.0,
+            false,
+            "",
+        ),
     ];
-    for (operation, cub_name, algorithm, value_type, bytes, ratio) in anchors {
-        let Some(cub_ms) = time(cub_name) else {
+    for (operation, name, label, value_type, bytes, ratio, _) in anchors_ms {
+        let Some(cub_ms) = value(name) else {
             continue;
         };
         if ratio {
@@ -653,7 +1005,8 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
                 r.n == n
                     && r.operation == operation
                     && !r.algorithm.starts_with("cpu")
-                    && r.algorithm != algorithm
+                    && r.algorithm != label
+                    && r.error.is_none()
             };
             for row in rows.iter_mut().filter(ours) {
                 row.cub_ms = Some(cub_ms);
@@ -662,11 +1015,11 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
         }
         if !rows
             .iter()
-            .any(|r| r.n == n && r.operation == operation && r.algorithm == algorithm)
+            .any(|r| r.n == n && r.operation == operation && r.algorithm == label)
         {
             let mut row = Row::new(
                 operation,
-                algorithm,
+                label,
                 value_type,
                 n,
                 Duration::from_secs_f64(cub_ms / 1e3),
@@ -677,18 +1030,70 @@ fn add_cub(rows: &mut Vec<Row>, cub: &[CubLine], n: usize) {
             rows.push(row);
         }
     }
+    // CUDA's merge from host memory: pageable and pinned; our merge rows' end-to-end ratio.
+    if let Some(pageable) = value("cub merge end-to-end pageable") {
+        for row in rows
+            .iter_mut()
+            .filter(|r| r.n == n && r.operation == "merge" && r.end_to_end_ms.is_some())
+        {
+            // The call most users make: gpu.merge, into a new vector.
+            let ours = row.end_to_end_ms.unwrap_or(f64::MAX);
+            row.ratio_to_cuda_end_to_end = Some(pageable / ours);
+        }
+        for (label, key) in [
+            (
+                "CUDA end to end (pageable)",
+                "cub merge end-to-end pageable",
+            ),
+            ("CUDA end to end (pinned)", "cub merge end-to-end pinned"),
+        ] {
+            if let Some(ms) = value(key) {
+                let mut row = Row::new(
+                    "merge",
+                    label,
+                    None,
+                    n,
+                    Duration::from_secs_f64(ms / 1e3),
+                    8.0,
+                );
+                row.end_to_end_ms = Some(ms);
+                rows.push(row);
+            }
+        }
+    }
+    // CUDA's transfer bandwidth, next to wgpu's.
+    for (label, key) in [
+        ("CUDA H2D pageable", "H2D pageable"),
+        ("CUDA H2D pinned", "H2D pinned"),
+        ("CUDA D2H pageable", "D2H pageable"),
+        ("CUDA D2H pinned", "D2H pinned"),
+    ] {
+        if let Some(gb_per_s) = value(key) {
+            let seconds = n as f64 * 4.0 / (gb_per_s * 1e9);
+            rows.push(Row::new(
+                "transfer",
+                label,
+                None,
+                n,
+                Duration::from_secs_f64(seconds),
+                4.0,
+            ));
+        }
+    }
 }
 
 fn print_table(rows: &[Row]) {
     println!(
-        "{:<12} {:<28} {:>6} {:>11} {:>11} {:>13} {:>9} {:>8} {:>7} {:>7} {:>6}",
+        "{:<12} {:<30} {:>6} {:>11} {:>9} {:>10} {:>10} {:>7} {:>8} {:>8} {:>7} {:>7} {:>6}",
         "operation",
         "algorithm",
         "types",
         "n",
         "time ms",
-        "end-to-end ms",
-        "Gkeys/s",
+        "e2e ms",
+        "e2e into",
+        "x CUDA",
+        "peak MiB",
         "GB/s",
         "% copy",
         "x CUB",
@@ -698,20 +1103,29 @@ fn print_table(rows: &[Row]) {
         v.map_or("-".to_string(), |v| format!("{v:.precision$}"))
     };
     for r in rows {
+        if let Some(error) = &r.error {
+            println!(
+                "{:<12} {:<30} {:>6} {:>11} not run: {error}",
+                r.operation, r.algorithm, "u32", r.n
+            );
+            continue;
+        }
         let types = if r.value_type.is_some() {
             "u32/32"
         } else {
             "u32"
         };
         println!(
-            "{:<12} {:<28} {:>6} {:>11} {:>11.4} {:>13} {:>9.2} {:>8.1} {:>7} {:>7} {:>6}",
+            "{:<12} {:<30} {:>6} {:>11} {:>9.4} {:>10} {:>10} {:>7} {:>8} {:>8.1} {:>7} {:>7} {:>6}",
             r.operation,
             r.algorithm,
             types,
             r.n,
             r.time_ms,
             opt(r.end_to_end_ms, 2),
-            r.keys_per_s / 1e9,
+            opt(r.end_to_end_into_ms, 2),
+            opt(r.ratio_to_cuda_end_to_end, 2),
+            opt(r.peak_host_mib, 0),
             r.gb_per_s,
             opt(r.percent_of_copy, 1),
             opt(r.ratio_to_cub, 2),
@@ -722,14 +1136,19 @@ fn print_table(rows: &[Row]) {
 
 /// GB/s against log2(n): one line per GPU operation and algorithm, CUB's where given, and the
 /// copy kernel's as the ceiling.
-fn plot(
-    path: &std::path::Path,
-    rows: &[Row],
-    adapter: &str,
-) -> Result<(), Box<dyn std::error::Error>> {
+fn plot(path: &std::path::Path, rows: &[Row], adapter: &str) -> Result<(), Failure> {
     use plotters::prelude::*;
     let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    for r in rows.iter().filter(|r| !r.algorithm.starts_with("cpu")) {
+    let plotted = |r: &&Row| {
+        !r.algorithm.starts_with("cpu")
+            && r.error.is_none()
+            && matches!(
+                r.operation.as_str(),
+                "copy" | "merge" | "merge_pairs" | "sort" | "scan" | "reduce"
+            )
+            && !r.algorithm.contains("end to end")
+    };
+    for r in rows.iter().filter(plotted) {
         let name = if r.operation == "copy" {
             format!("copy: {} (ceiling)", r.algorithm)
         } else {
@@ -741,14 +1160,9 @@ fn plot(
             None => series.push((name, vec![point])),
         }
     }
-    let x_min = series
-        .iter()
-        .flat_map(|(_, p)| p.iter().map(|q| q.0))
-        .fold(f64::MAX, f64::min);
-    let x_max = series
-        .iter()
-        .flat_map(|(_, p)| p.iter().map(|q| q.0))
-        .fold(f64::MIN, f64::max);
+    let xs = || series.iter().flat_map(|(_, p)| p.iter().map(|q| q.0));
+    let x_min = xs().fold(f64::MAX, f64::min);
+    let x_max = xs().fold(f64::MIN, f64::max);
     let y_max = series
         .iter()
         .flat_map(|(_, p)| p.iter().map(|q| q.1))
@@ -764,8 +1178,8 @@ fn plot(
         .build_cartesian_2d((x_min - 0.5)..(x_max + 0.5), 0.0..y_max.max(1e-3))?;
     chart
         .configure_mesh()
-        .x_desc("merged length (log2 keys)")
-        .y_desc("GB/s (bytes a merge must move)")
+        .x_desc("elements (log2)")
+        .y_desc("GB/s (bytes the operation must move)")
         .draw()?;
     for (index, (name, points)) in series.iter().enumerate() {
         // Ceilings in black (our copy) and grey (CUDA's copy), the rest from a palette.

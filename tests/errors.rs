@@ -147,8 +147,7 @@ fn resident_buffers_are_checked() {
     );
 }
 
-/// Buffers of another device of the same wgpu instance. (Resources of another *instance* are
-/// not detectable: wgpu looks their ids up in the calling device's instance.)
+/// Buffers of another device of the same wgpu instance.
 #[test]
 fn buffers_of_another_device_are_rejected() {
     let instance =
@@ -493,4 +492,186 @@ fn pieces_fit_the_largest_buffer() {
     );
     let (sorted, _) = gpu.sort_pairs(&keys[1..], &values[1..]).unwrap();
     assert_eq!(sorted, (0..128).collect::<Vec<u32>>());
+}
+
+/// A buffer of another wgpu `Instance`: wgpu resolves buffers by ids unique only within their
+/// instance, so without a check it would bind one of ours, or panic inside wgpu. It is an error,
+/// and the Gpu goes on working.
+#[test]
+fn buffers_of_another_instance_are_rejected() {
+    let gpu = gpu();
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    let (device, _queue) =
+        pollster::block_on(adapter.request_device(&Default::default())).expect("device");
+    // The same sizes as ours, so that an id that happens to match ours would bind silently.
+    let theirs = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("theirs"),
+        size: 800,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let ours = buffer(800, wgpu::BufferUsages::STORAGE);
+    let out = buffer(1600, wgpu::BufferUsages::STORAGE);
+    let scratch = gpu.create_scratch();
+    for (a, b) in [(&theirs, &ours), (&ours, &theirs)] {
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        let buffers = MergeBuffers {
+            a,
+            a_len: 200,
+            b,
+            b_len: 200,
+            out: &out,
+            values: None,
+        };
+        let result =
+            gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &MergeOptions::default());
+        assert!(matches!(result, Err(Error::Validation(_))), "{result:?}");
+        gpu.queue().submit([encoder.finish()]);
+    }
+    assert_eq!(gpu.merge(&[1u32, 3], &[2]).unwrap(), [1, 2, 3]);
+}
+
+/// A buffer bound both for reading and writing (or twice for writing) is an error before
+/// anything is recorded, not a panic in the caller's `encoder.finish()`.
+#[test]
+fn aliased_buffers_are_rejected() {
+    let gpu = gpu();
+    let scratch = gpu.create_scratch();
+    let x = buffer(4096, wgpu::BufferUsages::STORAGE);
+    let y = buffer(4096, wgpu::BufferUsages::STORAGE);
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let merge = |a, b, out| MergeBuffers {
+        a,
+        a_len: 100,
+        b,
+        b_len: 100,
+        out,
+        values: None,
+    };
+    let options = MergeOptions::default();
+    for (buffers, first, second) in [
+        (merge(&x, &y, &x), "a", "out"),
+        (merge(&y, &x, &x), "b", "out"),
+    ] {
+        let result = gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &options);
+        assert!(
+            matches!(result, Err(Error::Aliased { first: f, second: s }) if f == first && s == second),
+            "{result:?}"
+        );
+    }
+    // A and B may share a buffer: both are only read.
+    gpu.encode_merge::<u32>(&mut encoder, &scratch, &merge(&x, &x, &y), &options)
+        .unwrap();
+    let sort = SortBuffers {
+        keys: &x,
+        temp: &x,
+        len: 100,
+        values: None,
+    };
+    let result = gpu.encode_sort::<u32>(&mut encoder, &scratch, &sort, &Default::default());
+    assert!(matches!(result, Err(Error::Aliased { .. })), "{result:?}");
+    // The encoder is still good.
+    gpu.queue().submit([encoder.finish()]);
+}
+
+/// Operations recorded into one submission may share one scratch: each has parameters of its
+/// own, and the GPU runs them in order.
+#[test]
+fn one_scratch_serves_operations_in_one_submission() {
+    let gpu = gpu();
+    let scratch = gpu.create_scratch();
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+    let (a1, b1, out1) = (
+        storage_buffer(&[1, 3, 5, 7]),
+        storage_buffer(&[2, 4, 6, 8]),
+        buffer(32, usage),
+    );
+    let (a2, b2, out2) = (
+        storage_buffer(&[1, 3]),
+        storage_buffer(&[2]),
+        buffer(12, usage),
+    );
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    for (a, a_len, b, b_len, out) in [(&a1, 4, &b1, 4, &out1), (&a2, 2, &b2, 1, &out2)] {
+        let buffers = MergeBuffers {
+            a,
+            a_len,
+            b,
+            b_len,
+            out,
+            values: None,
+        };
+        gpu.encode_merge::<u32>(&mut encoder, &scratch, &buffers, &MergeOptions::default())
+            .unwrap();
+    }
+    gpu.queue().submit([encoder.finish()]);
+    assert_eq!(read_buffer(&out1, 8), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(read_buffer(&out2, 3), [1, 2, 3]);
+}
+
+/// The message of an unsorted input names both keys and the order.
+#[test]
+fn unsorted_names_the_keys() {
+    let options = MergeOptions {
+        validate: true,
+        ..Default::default()
+    };
+    let error = gpu().merge_with(&[3u32, 1], &[2], &options).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "input A is not sorted: A[1] = 1 comes before A[0] = 3, order ascending"
+    );
+}
+
+/// A large merge's future returns `Pending` while the GPU works, and completes from wgpu's
+/// callbacks (the Gpu's poller thread drives the device), on an executor that never polls the
+/// device itself: the async forms do not block their thread.
+#[test]
+fn async_forms_return_pending_and_complete() {
+    use std::future::Future;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    /// Counts its wake-ups and unparks the executor's thread.
+    struct Counting {
+        thread: std::thread::Thread,
+        wakes: AtomicUsize,
+    }
+    impl Wake for Counting {
+        fn wake(self: Arc<Self>) {
+            self.wakes.fetch_add(1, Ordering::SeqCst);
+            self.thread.unpark();
+        }
+    }
+    let gpu = gpu();
+    let mut rng = rng("async_forms_return_pending_and_complete");
+    let (a, b) = Shape::Uniform.generate(&mut rng, 1 << 20, (1 << 20) + 17);
+    let waker_state = Arc::new(Counting {
+        thread: std::thread::current(),
+        wakes: AtomicUsize::new(0),
+    });
+    let waker = Waker::from(waker_state.clone());
+    let mut context = Context::from_waker(&waker);
+    let options = MergeOptions::default();
+    let mut future = std::pin::pin!(gpu.merge_async(&a, &b, &options));
+    let mut pending = 0;
+    let merged = loop {
+        match future.as_mut().poll(&mut context) {
+            Poll::Ready(result) => break result.unwrap(),
+            Poll::Pending => {
+                pending += 1;
+                std::thread::park_timeout(std::time::Duration::from_secs(5));
+            }
+        }
+    };
+    assert_same(&merged, &wgmerge::cpu::merge(&a, &b), "async merge");
+    assert!(pending >= 1, "the future never returned Pending");
+    assert!(
+        waker_state.wakes.load(Ordering::SeqCst) >= 1,
+        "the future was never woken: it did not complete from a callback"
+    );
+    println!("async merge: {pending} Pending polls");
 }

@@ -1,5 +1,6 @@
 //! Soak: thousands of operations of random sizes, kinds and options on one `Gpu`, every slice-form
-//! result checked, while wgpu's live object counts and the process's memory must stay flat.
+//! result checked, while wgpu's live object counts and the process's memory must stay flat with
+//! the buffer pool in use, and the pool within its bounds.
 
 mod common;
 
@@ -61,7 +62,7 @@ fn thousands_of_operations_leak_nothing() {
         let (m, n) = (rng.random_range(0..6000), rng.random_range(0..6000));
         let shape = Shape::ALL[rng.random_range(0..Shape::ALL.len())];
         let context = format!("soak op {op}: {options:?} {shape:?} m={m} n={n}");
-        match op % 6 {
+        match op % 7 {
             0 => {
                 let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
                 check_merge_on(gpu, &a, &b, &options, &context);
@@ -111,6 +112,28 @@ fn thousands_of_operations_leak_nothing() {
                     got == want,
                     "{context}: {operation:?} differs from the CPU's"
                 );
+            }
+            5 => {
+                // A scan or reduction, with pieces now and then.
+                let xs: Vec<u32> = (0..m).map(|_| rng.random_range(0..1000)).collect();
+                let options = wgmerge::ScanOptions {
+                    max_piece_len: rng.random_bool(0.2).then(|| rng.random_range(64..5000)),
+                    ..Default::default()
+                };
+                let op = [wgmerge::ReduceOp::Sum, wgmerge::ReduceOp::Min][op % 2];
+                let kind = if rng.random() {
+                    wgmerge::ScanKind::Inclusive
+                } else {
+                    wgmerge::ScanKind::Exclusive
+                };
+                let got = gpu
+                    .scan_with(&xs, kind, op, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                assert!(got == cpu::scan(&xs, kind, op), "{context}: scan differs");
+                let reduced = gpu
+                    .reduce_with(&xs, op, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                assert_eq!(reduced, cpu::reduce(&xs, op), "{context}: reduce");
             }
             _ => {
                 // The resident forms, with buffers created and dropped here: they exercise
@@ -186,5 +209,19 @@ fn thousands_of_operations_leak_nothing() {
     assert!(
         bytes_after <= bytes_before + (64 << 20),
         "resident memory grew from {bytes_before} to {bytes_after} bytes"
+    );
+    // The pool kept buffers for reuse, within its limit; releasing it frees them.
+    let (device_bytes, staging_bytes) = gpu.pooled_bytes();
+    println!(
+        "soak: the pool keeps {device_bytes} bytes of GPU buffers, {staging_bytes} of staging"
+    );
+    assert!(device_bytes > 0 && device_bytes <= gpu.pool_limit());
+    assert!(staging_bytes <= gpu.pool_limit());
+    let live = live_objects(gpu)[0];
+    gpu.release_buffers();
+    assert_eq!(gpu.pooled_bytes(), (0, 0));
+    assert!(
+        live_objects(gpu)[0] < live,
+        "releasing the pool freed no buffer"
     );
 }

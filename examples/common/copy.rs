@@ -56,6 +56,14 @@ impl CopyKernel {
         if len == 0 {
             return Ok(());
         }
+        let max = (gpu.limits().max_storage_buffer_binding_size / 4) as usize;
+        if len > max {
+            return Err(wgmerge::Error::TooLarge {
+                what: "copy",
+                len,
+                max,
+            });
+        }
         let words = (len / 4) as u32;
         let groups = words.div_ceil(WORKGROUP_SIZE * WORDS_PER_INVOCATION);
         let max = gpu.limits().max_compute_workgroups_per_dimension;

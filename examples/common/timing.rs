@@ -112,6 +112,30 @@ pub fn storage_buffer(gpu: &Gpu, data: &[u32]) -> wgpu::Buffer {
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: None,
             contents: bytemuck::cast_slice(if data.is_empty() { &[0] } else { data }),
-            usage: wgpu::BufferUsages::STORAGE,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         })
+}
+
+/// The first `len` words of a `COPY_SRC` buffer.
+pub fn read_words(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    len: usize,
+) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
+    let bytes = (len * 4) as u64;
+    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes.max(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    if bytes > 0 {
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+    }
+    gpu.queue().submit([encoder.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("mapped"));
+    gpu.device().poll(wgpu::PollType::wait_indefinitely())?;
+    let words = bytemuck::pod_collect_to_vec(&staging.get_mapped_range(..)?[..bytes as usize]);
+    Ok(words)
 }
