@@ -53,6 +53,10 @@ struct Args {
     /// the result.
     #[arg(long, default_value_t = 3)]
     end_to_end_repeats: usize,
+    /// Slice forms: the most elements one piece holds (`MergeOptions::max_piece_len`), one run of
+    /// each merge configuration per value; default: wgmerge's own choice.
+    #[arg(long, value_delimiter = ',')]
+    max_piece_len: Vec<usize>,
     /// Merge algorithms to run (default: all).
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<AlgorithmArg>,
@@ -376,10 +380,19 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         Operation::Merge => (cpu::merge(&a, &b), Vec::new()),
                         _ => cpu::merge_pairs(&a, &a_values, &b, &b_values),
                     };
-                    for (&algorithm, shape, tiles) in
+                    let piece_lens: Vec<Option<usize>> = if args.max_piece_len.is_empty() {
+                        vec![None]
+                    } else {
+                        args.max_piece_len.iter().copied().map(Some).collect()
+                    };
+                    for ((&algorithm, shape, tiles), max_piece_len) in
                         configurations(&algorithms, &args.shapes, &args.tiles)
+                            .flat_map(|c| piece_lens.iter().map(move |&p| (c, p)))
                     {
                         let mut label = format!("{algorithm:?}");
+                        if let Some(len) = max_piece_len {
+                            label += &format!(" pieces of {len}");
+                        }
                         if let Some((workgroup, items)) = shape {
                             label += &format!(" {workgroup}x{items}");
                         }
@@ -392,6 +405,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                             workgroup_size: shape.map(|s| s.0),
                             items_per_thread: shape.map(|s| s.1),
                             tiles_per_workgroup: tiles,
+                            max_piece_len,
                             ..Default::default()
                         };
                         let values = (operation == Operation::Pairs)
@@ -596,22 +610,21 @@ fn bench_merge(
         ("merge", None, 8.0)
     };
     let mut row = Row::new(operation, label, value_type, n, time, bytes);
-    // End to end into a new vector: what `gpu.merge` costs a caller.
-    let check = || -> Result<bool, wgmerge::Error> {
-        Ok(match values {
-            None => gpu.merge_with(a, b, options)? == want.0,
-            Some((a_values, b_values)) => {
-                gpu.merge_pairs_with(a, a_values, b, b_values, options)? == *want
-            }
-        })
+    // End to end into a new vector: what `gpu.merge` costs a caller (the check comes after the
+    // clock stops).
+    let merge = || -> Result<(Vec<u32>, Vec<u32>), wgmerge::Error> {
+        match values {
+            None => Ok((gpu.merge_with(a, b, options)?, Vec::new())),
+            Some((a_values, b_values)) => gpu.merge_pairs_with(a, a_values, b, b_values, options),
+        }
     };
-    let (peak, correct) = peak::taken(check);
-    row.correct = Some(correct?);
+    let (peak, result) = peak::taken(merge);
     row.peak_host_mib = peak.map(|bytes| bytes as f64 / f64::from(1 << 20));
+    let mut correct = result? == *want;
     if args.end_to_end_repeats > 0 {
-        let (end_to_end, correct) = timing::median_wall_time(args.end_to_end_repeats, check);
+        let (end_to_end, result) = timing::median_wall_time(args.end_to_end_repeats, merge);
         row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
-        row.correct = Some(correct? && row.correct == Some(true));
+        correct &= result? == *want;
         // Into the caller's slices, touched already (as CUDA's anchor writes into a vector it
         // has written before).
         let mut keys = vec![0u32; n];
@@ -627,8 +640,9 @@ fn bench_merge(
         });
         result?;
         row.end_to_end_into_ms = Some(into.as_secs_f64() * 1e3);
-        row.correct = Some(row.correct == Some(true) && keys == want.0);
+        correct &= keys == want.0 && (values.is_none() || out_values == want.1);
     }
+    row.correct = Some(correct);
     Ok(row)
 }
 

@@ -102,7 +102,7 @@ fn partition_alone(boundary: u32) {
     let k = min(boundary * params.spacing, total_len()) - segment.start;
     let fewest = co_rank_fewest(k, segment.a_len, segment.b_len);
     let most = co_rank_most(k, segment.a_len);
-    splits[boundary] = co_rank_search(SPACE_GLOBAL, k, fewest, most, 0u, segment.a_len);
+    splits[boundary] = co_rank_search(SPACE_GLOBAL, true, k, fewest, most, 0u, segment.a_len);
 }
 
 // Co-rank searches that the invocations of a workgroup run together, several at once: each

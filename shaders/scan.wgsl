@@ -49,7 +49,8 @@ const PREFIXES: u32 = 64u;
 override WORKGROUP_SIZE: u32 = 256u;
 override MODE: u32 = 1u;
 override EXCLUSIVE: bool = false;
-// Reads of a predecessor's state before MODE_FALLBACK computes its reduction itself.
+// Look-back rounds that find nothing new before MODE_FALLBACK computes the nearest unpublished
+// predecessor's reduction itself.
 override SPINS: u32 = 64u;
 
 const MODE_PREFIXES: u32 = 0u;
@@ -128,30 +129,61 @@ fn scan_rows(rows: vec4<u32>) -> TileScan {
     return TileScan(lane_scan, groups_exclusive(running), before);
 }
 
-// Runs this tile's part of the look-back: invocation 0 reads predecessors' published values from
-// wg_look down, combining them into wg_prefix, until an inclusive prefix ends it (wg_done) or, in
-// MODE_FALLBACK, a predecessor stays unpublished for SPINS reads.
-fn look_back_reads() {
-    var spins = 0u;
-    loop {
-        let look = wg_look;
-        let inclusive = read_published(inclusive_word(look));
-        if inclusive.x == 1u {
-            wg_prefix = combine(inclusive.y, wg_prefix);
-            wg_done = 1u;
-            return;
+// The look-back reads this many predecessors at once, one per invocation (CUB reads a warp's
+// worth): a tile's prefix is usually a few tiles back, behind tiles still running.
+const WINDOW: u32 = 32u;
+const KIND_NONE: u32 = 0u;
+const KIND_REDUCTION: u32 = 1u;
+const KIND_INCLUSIVE: u32 = 2u;
+var<workgroup> wg_window_kind: array<u32, WINDOW>;
+var<workgroup> wg_window_value: array<u32, WINDOW>;
+var<workgroup> wg_spins: u32;
+
+// One round of the look-back: invocations 0..WINDOW read what tiles wg_look, wg_look - 1, ...
+// have published; invocation 0 then combines them into wg_prefix from the nearest on, up to the
+// first inclusive prefix (the look-back is done: wg_done) or the first tile that has published
+// nothing (wg_look moves to it; wg_spins counts rounds that found nothing new).
+fn look_back_round(lid: u32) {
+    let look = wg_look;
+    if lid < WINDOW {
+        var kind = KIND_NONE;
+        var value = 0u;
+        if lid <= look {
+            let t = look - lid;
+            let inclusive = read_published(inclusive_word(t));
+            if inclusive.x == 1u {
+                kind = KIND_INCLUSIVE;
+                value = inclusive.y;
+            } else if t > 0u {
+                // Tile 0 publishes only its inclusive prefix.
+                let reduction = read_published(reduction_word(t));
+                if reduction.x == 1u {
+                    kind = KIND_REDUCTION;
+                    value = reduction.y;
+                }
+            }
         }
-        let reduction = read_published(reduction_word(look));
-        // Tile 0 publishes only its inclusive prefix.
-        if reduction.x == 1u && look > 0u {
-            wg_prefix = combine(reduction.y, wg_prefix);
-            wg_look = look - 1u;
-            spins = 0u;
-            continue;
+        wg_window_kind[lid] = kind;
+        wg_window_value[lid] = value;
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        var j = 0u;
+        loop {
+            if j >= WINDOW || j > look || wg_window_kind[j] == KIND_NONE {
+                break;
+            }
+            wg_prefix = combine(wg_window_value[j], wg_prefix);
+            if wg_window_kind[j] == KIND_INCLUSIVE {
+                wg_done = 1u;
+                break;
+            }
+            j++;
         }
-        spins += 1u;
-        if MODE == MODE_FALLBACK && spins >= SPINS {
-            return;
+        // Tile 0 always ends the window with its inclusive prefix or nothing, so j <= look.
+        if wg_done == 0u {
+            wg_look = look - min(j, look);
+            wg_spins = select(0u, wg_spins + 1u, j == 0u);
         }
     }
 }
@@ -164,29 +196,35 @@ fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
         wg_look = tile - 1u;
         wg_prefix = identity();
         wg_done = 0u;
+        wg_spins = 0u;
     }
+    workgroupBarrier();
     loop {
-        if lid == 0u {
-            look_back_reads();
-        }
+        look_back_round(lid);
         if workgroupUniformLoad(&wg_done) == 1u {
             break;
         }
-        // Fallback: the predecessor's reduction, from its input, exactly as it computes it.
-        let look = workgroupUniformLoad(&wg_look);
-        let fallen_back = scan_rows(load_rows(look)).group.y;
-        if lid == 0u {
-            wg_prefix = combine(fallen_back, wg_prefix);
-            if look == 0u {
-                wg_prefix = combine(carry_in(), wg_prefix);
-                wg_done = 1u;
-            } else {
-                wg_look = look - 1u;
+        if MODE == MODE_FALLBACK && workgroupUniformLoad(&wg_spins) >= SPINS {
+            // Fallback: the unpublished predecessor's reduction, from its input, exactly as it
+            // computes it.
+            let look = workgroupUniformLoad(&wg_look);
+            let fallen_back = scan_rows(load_rows(look)).group.y;
+            if lid == 0u {
+                wg_prefix = combine(fallen_back, wg_prefix);
+                wg_spins = 0u;
+                if look == 0u {
+                    wg_prefix = combine(carry_in(), wg_prefix);
+                    wg_done = 1u;
+                } else {
+                    wg_look = look - 1u;
+                }
+            }
+            if workgroupUniformLoad(&wg_done) == 1u {
+                break;
             }
         }
-        if workgroupUniformLoad(&wg_done) == 1u {
-            break;
-        }
+        // Everyone has read the window before the next round writes it.
+        workgroupBarrier();
     }
     let prefix = workgroupUniformLoad(&wg_prefix);
     if lid == 0u {

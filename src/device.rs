@@ -549,6 +549,22 @@ pub(crate) fn bind_elements<'a>(
     })
 }
 
+/// Waits a short while for the GPU and runs every callback whose work is done: waiting for all
+/// submitted work instead would hold back a callback of early work (a staging buffer the next
+/// chunk needs) until the latest finished, and serialise the transfer rings.
+#[cfg(not(target_arch = "wasm32"))]
+fn poll_slice(device: &wgpu::Device) {
+    let slice = wgpu::PollType::Wait {
+        submission_index: None,
+        timeout: Some(crate::tuning::POLL_SLICE),
+    };
+    match device.poll(slice) {
+        Ok(_) | Err(wgpu::PollError::Timeout) => {}
+        // A lost device: its callbacks fail and the futures report it; do not spin.
+        Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 mod poller {
     //! A thread that polls the device while any future waits on one of its callbacks, so that
@@ -634,13 +650,7 @@ mod poller {
                     return;
                 }
             }
-            // Waits for everything submitted so far and runs the callbacks that became ready; a
-            // callback awaited on later work is served by the next round.
-            let waited = device.poll(wgpu::PollType::wait_indefinitely());
-            if waited.is_err() {
-                // A lost device: its callbacks fail and the futures report it; do not spin.
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
+            super::poll_slice(device);
         }
     }
 }

@@ -111,7 +111,8 @@ const NO_CARRY: u32 = u32::MAX;
 /// `PREFIXES` in scan.wgsl: where tile prefixes start in `aux`, in words (256 bytes: a binding
 /// offset every device allows).
 const PREFIXES: u64 = 64;
-/// Reads of a predecessor's state before the single pass computes its reduction itself.
+/// Look-back rounds that find nothing new before the single pass computes the nearest
+/// unpublished predecessor's reduction itself.
 const SPINS: u32 = 64;
 
 /// Elements of one tile.
@@ -133,6 +134,8 @@ struct Operator {
     element: u32,
     op: ReduceOp,
     subgroups: bool,
+    /// `SPINS` (the tests set 0, so that every look-back that is not done at once falls back).
+    spins: u32,
 }
 
 impl Operator {
@@ -156,7 +159,7 @@ impl Operator {
             constants.extend([
                 ("MODE", mode),
                 ("EXCLUSIVE", u32::from(kind == ScanKind::Exclusive)),
-                ("SPINS", SPINS),
+                ("SPINS", self.spins),
             ]);
         }
         Specialization {
@@ -175,8 +178,8 @@ impl Operator {
         } else {
             workgroup * 16
         };
-        // The tile, look-back index, prefix and whether done.
-        lanes + if scan { 16 } else { 0 }
+        // The tile, look-back index, prefix, whether done and spins; the look-back's window.
+        lanes + if scan { 20 + 2 * 32 * 4 } else { 0 }
     }
 }
 
@@ -475,6 +478,7 @@ impl Gpu {
             element: T::ELEMENT,
             op,
             subgroups,
+            spins: SPINS,
         };
         self.check_workgroup_memory(operator.workgroup_memory(true), "scan")?;
         self.check_storage_buffers(&SCAN, false)?;
@@ -874,6 +878,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     element,
                     op,
                     subgroups,
+                    spins: SPINS,
                 };
                 for vec4 in [false, true] {
                     for mode in [MODE_PREFIXES, MODE_FALLBACK, MODE_LOOK_BACK] {
@@ -897,4 +902,81 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The decoupled fallback with no patience: every tile whose look-back does not end at once
+    /// computes its predecessors' reductions from their input. The result must not change.
+    #[test]
+    fn fallback_gives_the_same_scan() {
+        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let len = 300_007;
+        let xs: Vec<u32> = (0..len as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> 8)
+            .collect();
+        use wgpu::util::DeviceExt;
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let input = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: bytemuck::cast_slice(&xs),
+                usage,
+            });
+        let output = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: len as u64 * 4,
+            usage,
+            mapped_at_creation: false,
+        });
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: len as u64 * 4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let scratch = gpu.create_scratch();
+        for subgroups in [false, gpu.has_subgroups()] {
+            for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+                let operator = Operator {
+                    element: u32::ELEMENT,
+                    op: ReduceOp::Max,
+                    subgroups,
+                    spins: 0,
+                };
+                let bound = |buffer| Bound {
+                    buffer,
+                    offset: 0,
+                    len,
+                    padded: false,
+                };
+                let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                gpu.record_scan_piece(
+                    &mut encoder,
+                    &scratch,
+                    (bound(&input), bound(&output)),
+                    operator,
+                    kind,
+                    ScanStrategy::SinglePass,
+                    (NO_CARRY, 0),
+                    0,
+                )
+                .expect("recorded");
+                encoder.copy_buffer_to_buffer(&output, 0, &staging, 0, len as u64 * 4);
+                gpu.queue.submit([encoder.finish()]);
+                let got: Vec<u32> = gpu
+                    .block_on(gpu.read_back(&staging, len as u64 * 4, |bytes| {
+                        bytemuck::pod_collect_to_vec(bytes)
+                    }))
+                    .expect("read back");
+                let want = crate::cpu::scan(&xs, kind, ReduceOp::Max);
+                assert!(got == want, "subgroups {subgroups} {kind:?}: differs");
+            }
+        }
+    }
 }

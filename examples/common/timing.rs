@@ -92,14 +92,16 @@ pub fn median_gpu_time(
     Ok(times[times.len() / 2])
 }
 
-/// Median wall-clock time of `work` over `repeats` runs, after one warm-up run.
+/// Median wall-clock time of `work` over `repeats` runs, after one warm-up run. Only `work` is
+/// timed: the result of the run before is dropped after the clock stops.
 pub fn median_wall_time<T>(repeats: usize, mut work: impl FnMut() -> T) -> (Duration, T) {
     let mut last = work();
     let mut times = Vec::new();
     for _ in 0..repeats.max(1) {
         let start = Instant::now();
-        last = work();
+        let value = work();
         times.push(start.elapsed());
+        last = value;
     }
     times.sort();
     (times[times.len() / 2], last)

@@ -15,26 +15,40 @@ const SPACE_GLOBAL: u32 = 0u;
 const SPACE_TILE: u32 = 1u;
 
 // Whether A[i] is past the split of output rank k: not among the first k outputs of the stable
-// merge, because B[k-1-i] is strictly before it (ties take A first). `fewest` and `most` bound
-// the elements of A that the first k outputs can hold; outside [fewest, most) the answer is known
-// without a read, so a search may probe any i in [0, m].
+// merge, because B[k-1-i] is strictly before it (ties take A first). Valid for the i that output
+// k allows: fewest <= i < most (co_rank_fewest, co_rank_most).
+fn b_before_a(space: u32, i: u32, k: u32) -> bool {
+    return key_before(read_b(space, k - 1u - i), read_a(space, i));
+}
+
+// b_before_a for any i in [0, m]: outside [fewest, most) the answer is known without a read.
 fn past_co_rank(space: u32, i: u32, k: u32, fewest: u32, most: u32) -> bool {
     if i >= most { return true; }
     if i < fewest { return false; }
-    return key_before(read_b(space, k - 1u - i), read_a(space, i));
+    return b_before_a(space, i, k);
 }
 
 // The co-rank search, the one every kernel runs: the first i in [lo, hi) past the split of output
 // rank k (hi if none), by binary search. The co-rank is the i with A[i-1] <= B[k-i] and
 // B[k-i-1] < A[i]; for sorted input every i below it is not past the split and every i from it
-// is. With unsorted input the result is still within [lo, hi], so callers never index outside
-// either input.
-fn co_rank_search(space: u32, k: u32, fewest: u32, most: u32, lo_in: u32, hi_in: u32) -> u32 {
+// is. `wide` (a literal at every call site, so the compiler keeps one branch) lets [lo, hi) be
+// wider than [fewest, most): the partition searches all of A's indices, so that the first steps
+// of every search probe the same elements, which the cache serves; within a tile the interval is
+// exact and no probe pays for the bounds. With unsorted input the result is still within
+// [lo, hi], so callers never index outside either input.
+fn co_rank_search(space: u32, wide: bool, k: u32, fewest: u32, most: u32, lo_in: u32,
+                  hi_in: u32) -> u32 {
     var lo = lo_in;
     var hi = hi_in;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
-        if past_co_rank(space, mid, k, fewest, most) {
+        var past: bool;
+        if wide {
+            past = past_co_rank(space, mid, k, fewest, most);
+        } else {
+            past = b_before_a(space, mid, k);
+        }
+        if past {
             hi = mid;
         } else {
             lo = mid + 1u;
@@ -59,7 +73,7 @@ fn co_rank_most(k: u32, m: u32) -> u32 {
 fn co_rank(space: u32, k: u32, m: u32, n: u32) -> u32 {
     let fewest = co_rank_fewest(k, m, n);
     let most = co_rank_most(k, m);
-    return co_rank_search(space, k, fewest, most, fewest, most);
+    return co_rank_search(space, false, k, fewest, most, fewest, most);
 }
 
 // Writes `count` outputs, ranks k_start.., by merging A[i..i_end) and B[j..j_end). The loop runs
