@@ -54,7 +54,7 @@ struct Args {
     #[arg(long, default_value_t = 3)]
     end_to_end_repeats: usize,
     /// Slice forms: the most elements one piece holds (`MergeOptions::max_piece_len`), one run of
-    /// each merge configuration per value; default: wgmerge's own choice.
+    /// each merge configuration per value, 0 for wgmerge's own choice (the default).
     #[arg(long, value_delimiter = ',')]
     max_piece_len: Vec<usize>,
     /// Merge algorithms to run (default: all).
@@ -383,7 +383,8 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     let piece_lens: Vec<Option<usize>> = if args.max_piece_len.is_empty() {
                         vec![None]
                     } else {
-                        args.max_piece_len.iter().copied().map(Some).collect()
+                        let choice = |&len: &usize| (len > 0).then_some(len);
+                        args.max_piece_len.iter().map(choice).collect()
                     };
                     for ((&algorithm, shape, tiles), max_piece_len) in
                         configurations(&algorithms, &args.shapes, &args.tiles)
