@@ -233,7 +233,9 @@ impl Row {
 type Failure = Box<dyn std::error::Error>;
 
 fn main() -> Result<(), Failure> {
-    env_logger::init();
+    env_logger::Builder::from_default_env()
+        .format_timestamp_micros()
+        .init();
     let args = Args::parse();
     let mut anchors = Vec::new();
     for path in [&args.cub, &args.cub_extra, &args.cub_e2e]

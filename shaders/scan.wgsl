@@ -150,17 +150,16 @@ fn look_back_round(lid: u32) {
         var value = 0u;
         if lid <= look {
             let t = look - lid;
+            // Both published values in one round trip (tile 0 publishes only its inclusive
+            // prefix, and reads of its reduction words find nothing).
             let inclusive = read_published(inclusive_word(t));
+            let reduction = read_published(reduction_word(t));
             if inclusive.x == 1u {
                 kind = KIND_INCLUSIVE;
                 value = inclusive.y;
-            } else if t > 0u {
-                // Tile 0 publishes only its inclusive prefix.
-                let reduction = read_published(reduction_word(t));
-                if reduction.x == 1u {
-                    kind = KIND_REDUCTION;
-                    value = reduction.y;
-                }
+            } else if reduction.x == 1u && t > 0u {
+                kind = KIND_REDUCTION;
+                value = reduction.y;
             }
         }
         wg_window_kind[lid] = kind;

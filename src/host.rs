@@ -135,6 +135,9 @@ struct Readback {
 /// The state of one call: its buffers, taken from the pool and given back at the end.
 struct Driver<'g> {
     gpu: &'g Gpu,
+    /// When the call started, for its trace (`RUST_LOG=wgmerge=trace`).
+    #[cfg(not(target_arch = "wasm32"))]
+    started: std::time::Instant,
     slots: Vec<Slot>,
     /// Upload staging buffers: mapped (ready to write) or being mapped.
     uploads: VecDeque<(wgpu::Buffer, Option<Mapping>)>,
@@ -143,9 +146,22 @@ struct Driver<'g> {
 }
 
 impl<'g> Driver<'g> {
+    /// Logs a step of the call with the time since it started (trace level).
+    fn trace(&self, step: std::fmt::Arguments<'_>) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if log::log_enabled!(log::Level::Trace) {
+            let micros = self.started.elapsed().as_micros();
+            log::trace!("{micros:>8} us  {step}");
+        }
+        #[cfg(target_arch = "wasm32")]
+        let _ = step;
+    }
+
     fn new(gpu: &'g Gpu) -> Self {
         Driver {
             gpu,
+            #[cfg(not(target_arch = "wasm32"))]
+            started: std::time::Instant::now(),
             slots: Vec::new(),
             uploads: VecDeque::new(),
             free_readbacks: Vec::new(),
@@ -165,11 +181,13 @@ impl<'g> Driver<'g> {
             let slot = self.slot(call).await?;
             self.slots.push(slot);
         }
+        self.trace(format_args!("{} pieces, slots ready", call.pieces.len()));
         let mut written = 0;
         let mut pending: Option<(usize, Recorded, Vec<Readback>)> = None;
         for (index, piece) in call.pieces.iter().enumerate() {
             let slot = index % slot_count;
             self.upload(call, piece, slot).await?;
+            self.trace(format_args!("piece {index} uploaded"));
             let (recorded, early) = {
                 let gpu = self.gpu;
                 let slot = &self.slots[slot];
@@ -184,6 +202,7 @@ impl<'g> Driver<'g> {
                 })
                 .await??
             };
+            self.trace(format_args!("piece {index} submitted"));
             let early: Vec<Readback> = early
                 .into_iter()
                 .map(|(staging, len, output)| Readback {
@@ -279,6 +298,9 @@ impl<'g> Driver<'g> {
             }
             for (at, chunk) in bytes.chunks(STAGING_BYTES as usize).enumerate() {
                 let staging = self.writable_staging().await?;
+                self.trace(format_args!(
+                    "upload chunk {at} of input {input}: staging mapped"
+                ));
                 {
                     let slice = staging.slice(..chunk.len() as u64);
                     let mut view = slice
@@ -287,6 +309,7 @@ impl<'g> Driver<'g> {
                     write_parallel(view.slice(..), chunk);
                 }
                 staging.unmap();
+                self.trace(format_args!("upload chunk {at} of input {input}: copied"));
                 let offset = at as u64 * STAGING_BYTES;
                 gpu.scoped(|| {
                     let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -302,20 +325,24 @@ impl<'g> Driver<'g> {
         Ok(())
     }
 
-    /// An upload staging buffer mapped for writing: a new one while the ring is not full, else
-    /// the oldest, once its copy is done.
+    /// An upload staging buffer mapped for writing: one the pool keeps mapped, or a new one,
+    /// while the ring is not full; else the oldest, once its copy is done.
     async fn writable_staging(&mut self) -> Result<wgpu::Buffer, Error> {
         if self.uploads.len() < STAGING_BUFFERS {
             let gpu = self.gpu;
+            if let Some(staging) = gpu.pool.take_mapped_upload(STAGING_BYTES) {
+                return Ok(staging);
+            }
             let usage = wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC;
             let staging = gpu
                 .scoped(|| {
-                    let max = gpu.device.limits().max_buffer_size;
-                    gpu.pool
-                        .take(&gpu.device, "wgmerge upload", STAGING_BYTES, usage, max)
+                    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("wgmerge upload"),
+                        size: STAGING_BYTES,
+                        usage,
+                        mapped_at_creation: true,
+                    })
                 })
-                .await?;
-            gpu.map_later(&staging, staging.size(), wgpu::MapMode::Write)
                 .await?;
             return Ok(staging);
         }
@@ -414,6 +441,10 @@ impl<'g> Driver<'g> {
         call: &Call<'_>,
     ) -> Result<(), Error> {
         readback.mapping.await?;
+        self.trace(format_args!(
+            "readback of output {} at byte {}: mapped",
+            readback.output, readback.at
+        ));
         {
             let view = readback
                 .staging
@@ -425,6 +456,10 @@ impl<'g> Driver<'g> {
             copy_parallel(destination, &view);
         }
         readback.staging.unmap();
+        self.trace(format_args!(
+            "readback of output {}: copied",
+            readback.output
+        ));
         self.free_readbacks.push(readback.staging);
         Ok(())
     }
@@ -475,15 +510,16 @@ impl<'g> Driver<'g> {
     /// Gives every buffer back to the pool, once the uploads still in flight are done (a call
     /// that failed drops its staging buffers instead: their state is unknown).
     async fn finish(&mut self, succeeded: bool) {
+        self.trace(format_args!("outputs read back"));
         let pool = &self.gpu.pool;
+        // Upload staging buffers go back mapped, ready for the next call's writes.
         while let Some((staging, mapping)) = self.uploads.pop_front() {
             let mapped = match mapping {
                 Some(mapping) => mapping.await.is_ok(),
                 None => true,
             };
             if succeeded && mapped {
-                staging.unmap();
-                pool.give_back(staging);
+                pool.give_back_mapped_upload(staging);
             }
         }
         if succeeded {

@@ -11,8 +11,11 @@ use std::sync::Mutex;
 struct Idle {
     /// GPU buffers (`STORAGE` and copy usages).
     device: Vec<wgpu::Buffer>,
-    /// Host staging buffers (`MAP_READ` or `MAP_WRITE`).
+    /// Host staging buffers (`MAP_READ` or `MAP_WRITE`), unmapped.
     staging: Vec<wgpu::Buffer>,
+    /// Upload staging buffers kept mapped for writing, as wgpu's StagingBelt keeps its chunks:
+    /// a call writes into them at once instead of waiting for a mapping.
+    mapped_uploads: Vec<wgpu::Buffer>,
 }
 
 /// The pool a [`Gpu`](crate::Gpu) owns.
@@ -30,9 +33,11 @@ impl Default for Pool {
     }
 }
 
-/// Bytes of idle buffers of each kind kept by default: enough for the buffers of a 2^28-key
-/// merge's pieces (tuning.rs: host_piece_len) and its staging ring.
-pub(crate) const DEFAULT_LIMIT: u64 = 3 << 30;
+/// Bytes of idle buffers of each kind kept by default: enough for a 2^28-key merge of u32 pairs
+/// in one piece (A, B and the output, keys and values: 4 GiB; run 49 saw such a merge reallocate
+/// its buffers every call under a 3 GiB limit). The pool keeps only what calls used, and
+/// `Gpu::release_buffers` frees it.
+pub(crate) const DEFAULT_LIMIT: u64 = 4 << 30;
 
 /// Idle buffers of each kind kept at most, whatever their bytes: calls of many different sizes
 /// would otherwise keep one of every size class they ever used.
@@ -112,6 +117,22 @@ impl Pool {
         trim(list, limit);
     }
 
+    /// An upload staging buffer of exactly `bytes`, mapped for writing, if one is idle.
+    pub(crate) fn take_mapped_upload(&self, bytes: u64) -> Option<wgpu::Buffer> {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let i = idle.mapped_uploads.iter().position(|b| b.size() == bytes)?;
+        Some(idle.mapped_uploads.remove(i))
+    }
+
+    /// Takes back an upload staging buffer that is mapped for writing.
+    pub(crate) fn give_back_mapped_upload(&self, buffer: wgpu::Buffer) {
+        let limit = self.limit();
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        idle.mapped_uploads.push(buffer);
+        let staging: u64 = idle.staging.iter().map(|b| b.size()).sum();
+        trim(&mut idle.mapped_uploads, limit.saturating_sub(staging));
+    }
+
     /// The limit, bytes per kind.
     pub(crate) fn limit(&self) -> u64 {
         *self.limit.lock().unwrap_or_else(|e| e.into_inner())
@@ -121,8 +142,12 @@ impl Pool {
     pub(crate) fn set_limit(&self, bytes: u64) {
         *self.limit.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        let Idle { device, staging } = &mut *idle;
-        for list in [device, staging] {
+        let Idle {
+            device,
+            staging,
+            mapped_uploads,
+        } = &mut *idle;
+        for list in [device, staging, mapped_uploads] {
             trim(list, bytes);
         }
     }
@@ -132,13 +157,17 @@ impl Pool {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         idle.device.clear();
         idle.staging.clear();
+        idle.mapped_uploads.clear();
     }
 
     /// Bytes of idle GPU buffers and of idle staging buffers.
     pub(crate) fn idle_bytes(&self) -> (u64, u64) {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        let sum = |list: &Vec<wgpu::Buffer>| list.iter().map(|b| b.size()).sum();
-        (sum(&idle.device), sum(&idle.staging))
+        let sum = |list: &Vec<wgpu::Buffer>| list.iter().map(|b| b.size()).sum::<u64>();
+        (
+            sum(&idle.device),
+            sum(&idle.staging) + sum(&idle.mapped_uploads),
+        )
     }
 }
 

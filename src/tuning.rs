@@ -146,15 +146,14 @@ pub(crate) const STAGING_BYTES: u64 = 32 << 20;
 /// `2 * STAGING_BUFFERS * STAGING_BYTES` (256 MiB), whatever the input's size.
 pub(crate) const STAGING_BUFFERS: usize = 4;
 
-/// Elements of `bytes_each` bytes a slice form's piece holds, for a call of `len` elements: the
-/// whole call where it fits `most` (one binding of the device, or the caller's
-/// `max_piece_len`) and is short; otherwise pieces of a quarter of the call, at least 2^22, so
-/// that the upload of one piece, the kernel of the next and the readback of the last overlap. Run
-/// 48 chose it.
+/// Elements a slice form's piece holds, for a call of `len` elements where one piece may hold
+/// `most` (one binding of the device, or the caller's `max_piece_len`): the whole call whenever
+/// it fits. Run 49 measured pipelined pieces of a quarter of the call against one piece, end to
+/// end on an H100: one piece is faster for keys at 2^24 (16.0 against 29.5 ms) and 2^26 (46.6
+/// against 55.8 ms) and level at 2^28 (247 against 249 ms): the overlap of one piece's upload
+/// with another's readback does not pay for the extra submissions and waits.
 pub(crate) fn host_piece_len(len: usize, most: usize) -> usize {
-    const FEWEST: usize = 1 << 22;
-    let pipelined = len.div_ceil(4).max(FEWEST);
-    pipelined.min(most).max(1)
+    len.min(most).max(1)
 }
 
 /// How long one wait for the GPU lasts before the waiting thread runs the callbacks of whatever
@@ -163,10 +162,11 @@ pub(crate) fn host_piece_len(len: usize, most: usize) -> usize {
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) const POLL_SLICE: std::time::Duration = std::time::Duration::from_micros(200);
 
-/// Host threads that copy one staging buffer (native targets): one per 4 MiB, up to the
-/// machine's parallelism (rayon's pool). Memory bandwidth, not one core, bounds a large copy.
+/// Bytes each host thread copies of a staging buffer (native targets; rayon's pool): 1 MiB, so
+/// that an 8 MiB input already takes 8 threads. Memory bandwidth and page faults, not one core,
+/// bound a large copy (run 49: 4 MiB per thread left most of 16 cores idle below 2^24 keys).
 #[cfg(not(target_arch = "wasm32"))]
-pub(crate) const COPY_BYTES_PER_THREAD: usize = 4 << 20;
+pub(crate) const COPY_BYTES_PER_THREAD: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {
@@ -232,11 +232,11 @@ mod tests {
     }
 
     #[test]
-    fn pieces_are_bounded_and_pipelined() {
-        assert_eq!(host_piece_len(1000, 1 << 29), 1 << 22);
-        assert_eq!(host_piece_len(1 << 28, 1 << 29), 1 << 26);
+    fn pieces_only_beyond_what_fits() {
+        assert_eq!(host_piece_len(1000, 1 << 29), 1000);
+        assert_eq!(host_piece_len(1 << 28, 1 << 29), 1 << 28);
         assert_eq!(host_piece_len(1 << 28, 1000), 1000);
-        assert_eq!(host_piece_len(0, 1 << 29), 1 << 22);
+        assert_eq!(host_piece_len(0, 1 << 29), 1);
         assert!(reduce_workgroups(0, 4096) >= 1);
         assert_eq!(reduce_workgroups(1 << 28, 4096), 2048);
     }
