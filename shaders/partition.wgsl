@@ -92,8 +92,8 @@ fn partition_boundaries(group: u32, lid: u32) {
 }
 
 // One invocation per boundary: co_rank.wgsl's search over all of A's indices, not only those the
-// boundary allows, so that the first steps of every search probe the same A elements, which the
-// cache serves.
+// boundary allows (CO_RANK_WIDE), so that the first steps of every search probe the same A
+// elements, which the cache serves.
 fn partition_alone(boundary: u32) {
     if boundary > last_boundary() { return; }
     // Co-rank within the boundary's segment; a tile ending at its segment's end takes the rest
@@ -102,7 +102,8 @@ fn partition_alone(boundary: u32) {
     let k = min(boundary * params.spacing, total_len()) - segment.start;
     let fewest = co_rank_fewest(k, segment.a_len, segment.b_len);
     let most = co_rank_most(k, segment.a_len);
-    splits[boundary] = co_rank_search(SPACE_GLOBAL, true, k, fewest, most, 0u, segment.a_len);
+    // CO_RANK_WIDE is set for this pipeline (partition.rs).
+    splits[boundary] = co_rank_search(SPACE_GLOBAL, k, fewest, most, 0u, segment.a_len);
 }
 
 // Co-rank searches that the invocations of a workgroup run together, several at once: each

@@ -280,6 +280,9 @@ impl Gpu {
         if let Some(error) = caught.into_iter().flatten().next() {
             return Err(Error::from_wgpu(error));
         }
+        // A device lost inside `work` (wgpu's GL backend loses it when the driver refuses a
+        // buffer) reaches no scope, only the lost callback; the objects made are invalid.
+        self.check_lost()?;
         Ok(value)
     }
 

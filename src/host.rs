@@ -133,21 +133,23 @@ struct Readback {
 }
 
 /// The state of one call: its buffers, taken from the pool and given back at the end.
-struct Driver<'g> {
-    gpu: &'g Gpu,
-    /// When the call started, for its trace (`RUST_LOG=wgmerge=trace`).
+/// When the call started, for its trace (`RUST_LOG=wgmerge::host=trace`): each step is logged
+/// with the time since. The web has no `Instant`; there the trace is empty.
+#[derive(Clone, Copy)]
+struct TraceClock {
     #[cfg(not(target_arch = "wasm32"))]
     started: std::time::Instant,
-    slots: Vec<Slot>,
-    /// Upload staging buffers: mapped (ready to write) or being mapped.
-    uploads: VecDeque<(wgpu::Buffer, Option<Mapping>)>,
-    /// Readback staging buffers not in use.
-    free_readbacks: Vec<wgpu::Buffer>,
 }
 
-impl<'g> Driver<'g> {
-    /// Logs a step of the call with the time since it started (trace level).
-    fn trace(&self, step: std::fmt::Arguments<'_>) {
+impl TraceClock {
+    fn start() -> Self {
+        TraceClock {
+            #[cfg(not(target_arch = "wasm32"))]
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn trace(self, step: std::fmt::Arguments<'_>) {
         #[cfg(not(target_arch = "wasm32"))]
         if log::log_enabled!(log::Level::Trace) {
             let micros = self.started.elapsed().as_micros();
@@ -156,12 +158,27 @@ impl<'g> Driver<'g> {
         #[cfg(target_arch = "wasm32")]
         let _ = step;
     }
+}
+
+struct Driver<'g> {
+    gpu: &'g Gpu,
+    clock: TraceClock,
+    slots: Vec<Slot>,
+    /// Upload staging buffers: mapped (ready to write) or being mapped.
+    uploads: VecDeque<(wgpu::Buffer, Option<Mapping>)>,
+    /// Readback staging buffers not in use.
+    free_readbacks: Vec<wgpu::Buffer>,
+}
+
+impl<'g> Driver<'g> {
+    fn trace(&self, step: std::fmt::Arguments<'_>) {
+        self.clock.trace(step);
+    }
 
     fn new(gpu: &'g Gpu) -> Self {
         Driver {
             gpu,
-            #[cfg(not(target_arch = "wasm32"))]
-            started: std::time::Instant::now(),
+            clock: TraceClock::start(),
             slots: Vec::new(),
             uploads: VecDeque::new(),
             free_readbacks: Vec::new(),
@@ -192,17 +209,22 @@ impl<'g> Driver<'g> {
                 let gpu = self.gpu;
                 let slot = &self.slots[slot];
                 let free = &mut self.free_readbacks;
+                let clock = self.clock;
                 gpu.scoped(|| {
                     let mut encoder = gpu.device.create_command_encoder(&Default::default());
                     let recorded =
                         work.record(gpu, &mut encoder, piece, &slot.inputs, &slot.outputs)?;
+                    clock.trace(format_args!("piece {index} recorded"));
                     let early = early_readbacks(gpu, &mut encoder, free, piece, &recorded, call);
-                    gpu.queue.submit([encoder.finish()]);
+                    let commands = encoder.finish();
+                    clock.trace(format_args!("piece {index} finished"));
+                    gpu.queue.submit([commands]);
+                    clock.trace(format_args!("piece {index} queued"));
                     Ok::<_, Error>((recorded, early))
                 })
                 .await??
             };
-            self.trace(format_args!("piece {index} submitted"));
+            self.trace(format_args!("piece {index} submitted, error scopes clear"));
             let early: Vec<Readback> = early
                 .into_iter()
                 .map(|(staging, len, output)| Readback {

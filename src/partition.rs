@@ -183,6 +183,8 @@ pub(crate) fn specialization(key: KeyType, order: Order, lanes: u32) -> Speciali
             ("WORKGROUP_SIZE", PARTITION_WORKGROUP_SIZE),
             ("LANES", lanes),
             ("DESCENDING", u32::from(order == Order::Descending)),
+            // The search over all of A's indices (partition.wgsl, lib/co_rank.wgsl).
+            ("CO_RANK_WIDE", 1),
         ],
         with_values: false,
     }

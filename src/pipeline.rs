@@ -185,6 +185,7 @@ impl Pipelines {
             },
             cache: None,
         });
+        log::debug!("pipeline {} built", kernel.entry);
         pipelines.insert(key, pipeline.clone());
         Ok(pipeline)
     }

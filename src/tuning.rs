@@ -139,11 +139,14 @@ pub(crate) fn reduce_workgroups(len: usize, tile: u32) -> u32 {
 
 /// Bytes of one staging buffer of the slice forms' uploads and readbacks. Copies go through a
 /// ring of [`STAGING_BUFFERS`] of them per direction, so the host's copy into (or out of) one
-/// overlaps the GPU's transfer of another. Run 48 chose 32 MiB.
-pub(crate) const STAGING_BYTES: u64 = 32 << 20;
+/// overlaps the GPU's transfer of another. Run 48 chose 32 MiB; run 53 found that two such
+/// buffers fill one of wgpu's 64 MiB host memory blocks (gpu-allocator's, Vulkan and DX12)
+/// exactly, so every call's small uploads (parameters) allocated a fresh block and freed it
+/// again: 2.5-3 ms a call on the H100. One MiB less leaves room in every block.
+pub(crate) const STAGING_BYTES: u64 = 31 << 20;
 
 /// Staging buffers per direction: host memory of the slice forms' transfers is bounded by
-/// `2 * STAGING_BUFFERS * STAGING_BYTES` (256 MiB), whatever the input's size.
+/// `2 * STAGING_BUFFERS * STAGING_BYTES` (248 MiB), whatever the input's size.
 pub(crate) const STAGING_BUFFERS: usize = 4;
 
 /// Elements a slice form's piece holds, for a call of `len` elements where one piece may hold

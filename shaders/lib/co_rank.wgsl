@@ -28,22 +28,25 @@ fn past_co_rank(space: u32, i: u32, k: u32, fewest: u32, most: u32) -> bool {
     return b_before_a(space, i, k);
 }
 
+// Set when the pipeline is created: true where this kernel's searches run over intervals wider
+// than the indices output k allows (the partition searches all of A's indices, so that the first
+// steps of every search probe the same elements, which the cache serves), and probes outside
+// [fewest, most) are answered without a read. False everywhere else, where the interval is
+// exact and no probe should pay for the bounds: a constant, so the compiler keeps one branch.
+override CO_RANK_WIDE: bool = false;
+
 // The co-rank search, the one every kernel runs: the first i in [lo, hi) past the split of output
 // rank k (hi if none), by binary search. The co-rank is the i with A[i-1] <= B[k-i] and
 // B[k-i-1] < A[i]; for sorted input every i below it is not past the split and every i from it
-// is. `wide` (a literal at every call site, so the compiler keeps one branch) lets [lo, hi) be
-// wider than [fewest, most): the partition searches all of A's indices, so that the first steps
-// of every search probe the same elements, which the cache serves; within a tile the interval is
-// exact and no probe pays for the bounds. With unsorted input the result is still within
-// [lo, hi], so callers never index outside either input.
-fn co_rank_search(space: u32, wide: bool, k: u32, fewest: u32, most: u32, lo_in: u32,
-                  hi_in: u32) -> u32 {
+// is. With unsorted input the result is still within [lo, hi], so callers never index outside
+// either input.
+fn co_rank_search(space: u32, k: u32, fewest: u32, most: u32, lo_in: u32, hi_in: u32) -> u32 {
     var lo = lo_in;
     var hi = hi_in;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
         var past: bool;
-        if wide {
+        if CO_RANK_WIDE {
             past = past_co_rank(space, mid, k, fewest, most);
         } else {
             past = b_before_a(space, mid, k);
@@ -73,7 +76,7 @@ fn co_rank_most(k: u32, m: u32) -> u32 {
 fn co_rank(space: u32, k: u32, m: u32, n: u32) -> u32 {
     let fewest = co_rank_fewest(k, m, n);
     let most = co_rank_most(k, m);
-    return co_rank_search(space, false, k, fewest, most, fewest, most);
+    return co_rank_search(space, k, fewest, most, fewest, most);
 }
 
 // Writes `count` outputs, ranks k_start.., by merging A[i..i_end) and B[j..j_end). The loop runs
