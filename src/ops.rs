@@ -108,7 +108,7 @@ pub enum ReduceOp {
     /// predecessors in an order that varies from run to run, so the last bits may differ
     /// between runs. Each output differs from a sequential sum by at most
     /// `len * f32::EPSILON * (sum of |x|)`, and in practice by far less
-    /// ([`ScanStrategy::ReduceThenScan`] and reductions are the same from run to run).
+    /// ([`ScanStrategy::ReduceThenScan`](crate::ScanStrategy::ReduceThenScan) and reductions are the same from run to run).
     #[default]
     Sum,
     /// Minimum. Identity: the greatest value (`u32::MAX`, `i32::MAX`, and for `f32` the positive
