@@ -115,9 +115,6 @@ const PREFIXES: u64 = 64;
 /// unpublished predecessor's reduction itself.
 const SPINS: u32 = 64;
 
-/// Elements of one tile.
-const TILE: usize = (SCAN_SHAPE.0 * SCAN_SHAPE.1) as usize;
-
 /// `ScanParams` / `ReduceParams` in scan.wgsl and reduce.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, bytemuck::Zeroable)]
@@ -136,9 +133,17 @@ struct Operator {
     subgroups: bool,
     /// `SPINS` (the tests set 0, so that every look-back that is not done at once falls back).
     spins: u32,
+    /// Invocations per workgroup (tuning::scan_workgroup); a tile is this many times
+    /// `SCAN_SHAPE.1` elements.
+    workgroup: u32,
 }
 
 impl Operator {
+    /// Elements of one tile.
+    fn tile(self) -> usize {
+        (self.workgroup * SCAN_SHAPE.1) as usize
+    }
+
     fn specialization(self, vec4: bool, scan: Option<(u32, ScanKind)>) -> Specialization {
         let lanes = if self.subgroups {
             "lib/workgroup_scan/subgroups"
@@ -151,7 +156,7 @@ impl Operator {
             "lib/scan_io/scalar"
         };
         let mut constants = vec![
-            ("WORKGROUP_SIZE", SCAN_SHAPE.0),
+            ("WORKGROUP_SIZE", self.workgroup),
             ("OPERATOR", self.op.index()),
             ("ELEMENT", self.element),
         ];
@@ -171,7 +176,7 @@ impl Operator {
 
     /// Workgroup memory of the scan kernels.
     fn workgroup_memory(self, scan: bool) -> u64 {
-        let workgroup = u64::from(SCAN_SHAPE.0);
+        let workgroup = u64::from(self.workgroup);
         let lanes = if self.subgroups {
             // Lanes taken, three words per group base, and the total.
             4 + workgroup * 12 + 4
@@ -294,7 +299,7 @@ impl Gpu {
         if len == 0 {
             return Ok(());
         }
-        let tiles = len.div_ceil(TILE);
+        let tiles = len.div_ceil(operator.tile());
         let [state, aux, partials] = temporaries(self, scratch, level, tiles);
         let vec4 = input.vec4() && output.vec4();
         let mode = match strategy {
@@ -390,7 +395,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         let params = ScanParams {
             len: input.len as u32,
-            tiles: input.len.div_ceil(TILE) as u32,
+            tiles: input.len.div_ceil(operator.tile()) as u32,
             carry_in: NO_CARRY,
             carry_out: 0,
         };
@@ -430,7 +435,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         let [_, aux, partials] = temporaries(self, scratch, 0, 1);
         let vec4 = input.vec4();
-        let groups = tuning::reduce_workgroups(input.len, TILE as u32);
+        let groups = tuning::reduce_workgroups(input.len, operator.tile() as u32);
         let shape = self.dispatch_shape(groups)?;
         if input.len > 0 {
             self.record_reduce_tiles(encoder, input, &partials, operator, vec4, shape)?;
@@ -479,6 +484,10 @@ impl Gpu {
             op,
             subgroups,
             spins: SPINS,
+            workgroup: tuning::scan_workgroup(
+                strategy != ScanStrategy::ReduceThenScan,
+                self.device.limits().max_compute_invocations_per_workgroup,
+            ),
         };
         self.check_workgroup_memory(operator.workgroup_memory(true), "scan")?;
         self.check_storage_buffers(&SCAN, false)?;
@@ -873,12 +882,13 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
     for element in [0, 1, 2] {
         for op in [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max] {
-            for subgroups in [false, true] {
+            for (subgroups, workgroup) in [(false, 256), (true, 256), (false, 512), (true, 512)] {
                 let operator = Operator {
                     element,
                     op,
                     subgroups,
                     spins: SPINS,
+                    workgroup,
                 };
                 for vec4 in [false, true] {
                     for mode in [MODE_PREFIXES, MODE_FALLBACK, MODE_LOOK_BACK] {
@@ -948,6 +958,7 @@ mod tests {
                     op: ReduceOp::Max,
                     subgroups,
                     spins: 0,
+                    workgroup: SCAN_SHAPE.0,
                 };
                 let bound = |buffer| Bound {
                     buffer,

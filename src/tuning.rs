@@ -129,6 +129,19 @@ pub(crate) const SET_SHAPE: Shape = (256, 5);
 /// input per tile, loaded as 4 `vec4`s per invocation). Run 48 chose it.
 pub(crate) const SCAN_SHAPE: Shape = (256, 16);
 
+/// Invocations per workgroup of a scan (tiles of that many times `SCAN_SHAPE.1` elements):
+/// twice `SCAN_SHAPE`'s for the single-pass strategies where the device allows it, whose time
+/// goes to the chain of look-backs, one per tile (run 58 on the H100, 512 against 256: look-back
+/// 11% faster at 2^26 and 2^28, decoupled fallback 4%); `SCAN_SHAPE`'s for reduce-then-scan,
+/// which larger tiles make 15% slower (run 58), and within WebGPU's default limits.
+pub(crate) fn scan_workgroup(single_pass: bool, max_invocations: u32) -> u32 {
+    if single_pass && max_invocations >= 2 * SCAN_SHAPE.0 {
+        2 * SCAN_SHAPE.0
+    } else {
+        SCAN_SHAPE.0
+    }
+}
+
 /// Workgroups of a reduction's first pass for `len` elements of tiles of `tile`: each reduces
 /// whole tiles one after another (more loads in flight per invocation), leaving a few thousand
 /// partial results for the second pass. Run 48 chose 2048 at most.
@@ -213,6 +226,14 @@ mod tests {
         assert_eq!(partition_lanes(585), 32);
         assert_eq!(partition_lanes(2980), 8);
         assert_eq!(partition_lanes(11916), 1);
+    }
+
+    #[test]
+    fn scans_take_larger_tiles_only_in_a_single_pass_where_allowed() {
+        let defaults = wgpu::Limits::default().max_compute_invocations_per_workgroup;
+        assert_eq!(scan_workgroup(true, defaults), SCAN_SHAPE.0);
+        assert_eq!(scan_workgroup(false, 1024), SCAN_SHAPE.0);
+        assert_eq!(scan_workgroup(true, 1024), 2 * SCAN_SHAPE.0);
     }
 
     #[test]
