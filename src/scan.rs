@@ -218,8 +218,15 @@ impl<'a> Bound<'a> {
 }
 
 /// Temporaries of one scan level, from the scratch: its look-back state, `aux` (running totals
-/// and tile prefixes) and the tile reductions of reduce-then-scan.
-fn temporaries(gpu: &Gpu, scratch: &Scratch, level: usize, tiles: usize) -> [wgpu::Buffer; 3] {
+/// and tile prefixes) and `partials` words: the tile reductions of reduce-then-scan or a
+/// reduction's partial results (no more than needed, so small devices' buffers hold them).
+fn temporaries(
+    gpu: &Gpu,
+    scratch: &Scratch,
+    level: usize,
+    tiles: usize,
+    partials: usize,
+) -> [wgpu::Buffer; 3] {
     let usage =
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
     let words = |n: usize| (n as u64 + 4) * 4;
@@ -231,14 +238,7 @@ fn temporaries(gpu: &Gpu, scratch: &Scratch, level: usize, tiles: usize) -> [wgp
             (PREFIXES + tiles as u64 + 4) * 4,
             usage,
         ),
-        // Tile reductions of reduce-then-scan (a folded dispatch runs a few more workgroups than
-        // tiles) or a reduction's partials (tuning::reduce_workgroups, at most 2048).
-        scratch.temporary(
-            &gpu.device,
-            3 * level + 2,
-            words(tiles + tiles / 32768 + 2048),
-            usage,
-        ),
+        scratch.temporary(&gpu.device, 3 * level + 2, words(partials), usage),
     ]
 }
 
@@ -273,7 +273,7 @@ impl Gpu {
     }
 
     /// The most elements one scan or reduction dispatch takes: one binding.
-    fn max_scan_len(&self) -> usize {
+    pub(crate) fn max_scan_len(&self) -> usize {
         let binding = self.max_binding_bytes() / 4;
         // Whole vec4s, and whole tiles of aligned pieces (pieces start at 256-byte offsets).
         usize::try_from(binding / 64 * 64)
@@ -300,12 +300,18 @@ impl Gpu {
             return Ok(());
         }
         let tiles = len.div_ceil(operator.tile());
-        let [state, aux, partials] = temporaries(self, scratch, level, tiles);
+        // Reduce-then-scan's tile reductions: one per workgroup of a folded dispatch, which runs
+        // a few more workgroups than tiles.
+        let groups = self.dispatch_shape(tiles as u32)?;
+        let reductions = match strategy {
+            ScanStrategy::ReduceThenScan if tiles > 1 => (groups.0 * groups.1) as usize,
+            _ => 0,
+        };
+        let [state, aux, partials] = temporaries(self, scratch, level, tiles, reductions);
         let vec4 = input.vec4() && output.vec4();
         let mode = match strategy {
             ScanStrategy::ReduceThenScan if tiles > 1 => {
                 // Every tile's reduction, then their exclusive scan into aux's prefixes.
-                let groups = self.dispatch_shape(tiles as u32)?;
                 let partials_bound = Bound {
                     buffer: &partials,
                     offset: 0,
@@ -433,10 +439,11 @@ impl Gpu {
         operator: Operator,
         carry: (u32, u32),
     ) -> Result<(), Error> {
-        let [_, aux, partials] = temporaries(self, scratch, 0, 1);
         let vec4 = input.vec4();
         let groups = tuning::reduce_workgroups(input.len, operator.tile() as u32);
         let shape = self.dispatch_shape(groups)?;
+        let partial_count = (shape.0 * shape.1) as usize;
+        let [_, aux, partials] = temporaries(self, scratch, 0, 1, partial_count);
         if input.len > 0 {
             self.record_reduce_tiles(encoder, input, &partials, operator, vec4, shape)?;
         }
@@ -752,7 +759,7 @@ impl Gpu {
                 self.record_reduce_piece(encoder, scratch, nothing, operator, (NO_CARRY, 0))?;
                 carry = 0;
             }
-            let aux = &temporaries(self, scratch, 0, 1)[1];
+            let aux = &temporaries(self, scratch, 0, 1, 0)[1];
             encoder.copy_buffer_to_buffer(aux, u64::from(carry) * 4, buffers.output, 0, 4);
             Ok::<_, Error>(())
         })?
@@ -853,7 +860,7 @@ impl PieceWork for ScanWork {
         if self.reduce {
             gpu.record_reduce_piece(encoder, &self.scratch, input, self.operator, carry)?;
             if index + 1 == self.pieces {
-                let aux = &temporaries(gpu, &self.scratch, 0, 1)[1];
+                let aux = &temporaries(gpu, &self.scratch, 0, 1, 0)[1];
                 encoder.copy_buffer_to_buffer(aux, u64::from(carry.1) * 4, &outputs[0], 0, 4);
             }
         } else {
