@@ -25,7 +25,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use wgmerge::{
     cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ReduceBuffers, ReduceOp, ScanBuffers,
-    ScanKind, ScanOptions, ScanStrategy, SetOperation, SortBuffers, ValueBuffers,
+    ScanKind, ScanOptions, ScanStrategy, SetOperation, SortAlgorithm, SortBuffers, SortOptions,
+    ValueBuffers,
 };
 
 #[derive(Parser, Debug)]
@@ -120,8 +121,11 @@ enum Operation {
     Merge,
     /// Merge u32 keys with u32 values.
     Pairs,
-    /// Sort u32 keys (merge sort), timed from a copy of unsorted input as CUB's SortKeysCopy.
+    /// Sort u32 keys with merge sort, timed from a copy of unsorted input as CUB's SortKeysCopy.
     Sort,
+    /// Sort u32 keys with radix sort (the default), timed from a copy of unsorted input as CUB's
+    /// DeviceRadixSort::SortKeys.
+    Radix,
     /// Each set operation on the two halves, end to end (upload, passes, readback).
     Set,
     /// Inclusive sum scan of u32, each strategy.
@@ -352,8 +356,14 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         );
                     }
                 }
-                Operation::Sort => outcome
-                    .push(bench_sort(&gpu, n, args).map_err(|e| ("merge sort".to_string(), e))),
+                Operation::Sort => outcome.push(
+                    bench_sort(&gpu, n, SortAlgorithm::Merge, args)
+                        .map_err(|e| ("merge sort".to_string(), e)),
+                ),
+                Operation::Radix => outcome.push(
+                    bench_sort(&gpu, n, SortAlgorithm::Radix, args)
+                        .map_err(|e| ("radix sort".to_string(), e)),
+                ),
                 Operation::Scan => {
                     for strategy in [
                         None,
@@ -649,10 +659,10 @@ fn bench_merge(
     Ok(row)
 }
 
-/// Merge sort of `n` uniform random u32 keys on resident buffers. Each timed repetition copies
-/// the unsorted input into the keys buffer and sorts it there, as CUB's SortKeysCopy reads one
-/// buffer and writes another; the result is checked once against the CPU.
-fn bench_sort(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
+/// A sort of `n` uniform random u32 keys on resident buffers with `algorithm`. Each timed
+/// repetition copies the unsorted input into the keys buffer and sorts it there, as CUB's sorts
+/// read one buffer and write another; the result is checked once against the CPU.
+fn bench_sort(gpu: &Gpu, n: usize, algorithm: SortAlgorithm, args: &Args) -> Result<Row, Failure> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
     let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
     let buffer = |usage| {
@@ -676,17 +686,25 @@ fn bench_sort(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
         values: None,
     };
     let scratch = gpu.create_scratch();
-    let options = Default::default();
+    let options = SortOptions {
+        algorithm,
+        ..Default::default()
+    };
     let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
         encoder.copy_buffer_to_buffer(&unsorted, 0, &keys, 0, n as u64 * 4);
         gpu.encode_sort::<u32>(encoder, &scratch, &buffers, &options)
     })?;
     drop((unsorted, keys, temp));
-    let mut row = Row::new("sort", "merge sort", None, n, time, 8.0);
+    let label = match algorithm {
+        SortAlgorithm::Radix => "radix sort",
+        SortAlgorithm::Merge => "merge sort",
+    };
+    let mut row = Row::new("sort", label, None, n, time, 8.0);
     let mut want = input.clone();
     want.par_sort_unstable();
-    let (end_to_end, sorted) =
-        timing::median_wall_time(args.end_to_end_repeats.max(1), || gpu.sort(&input));
+    let (end_to_end, sorted) = timing::median_wall_time(args.end_to_end_repeats.max(1), || {
+        gpu.sort_with(&input, &options)
+    });
     row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
     row.correct = Some(sorted? == want);
     Ok(row)
@@ -964,7 +982,7 @@ fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
             None,
             8.0,
             true,
-            "",
+            "merge sort",
         ),
         (
             "sort",
@@ -972,8 +990,8 @@ fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
             "CUB radix sort",
             None,
             8.0,
-            false,
-            "",
+            true,
+            "radix sort",
         ),
         ("copy", "copy", "CUDA copy", None, 8.0, false, ""),
         (
@@ -1013,7 +1031,7 @@ fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
             "",
         ),
     ];
-    for (operation, name, label, value_type, bytes, ratio, _) in anchors_ms {
+    for (operation, name, label, value_type, bytes, ratio, ours_prefix) in anchors_ms {
         let Some(cub_ms) = value(name) else {
             continue;
         };
@@ -1023,6 +1041,7 @@ fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
                     && r.operation == operation
                     && !r.algorithm.starts_with("cpu")
                     && r.algorithm != label
+                    && r.algorithm.starts_with(ours_prefix)
                     && r.error.is_none()
             };
             for row in rows.iter_mut().filter(ours) {

@@ -21,6 +21,7 @@ mod scan;
 mod validate;
 // Operations.
 mod merge;
+mod radix_sort;
 mod resident;
 mod set;
 mod sort;
@@ -38,7 +39,7 @@ pub use ops::{ReduceOp, Scalar, ScanKind, SetOperation};
 pub use scan::{ReduceBuffers, ScanBuffers, ScanOptions, ScanStrategy};
 pub use scratch::Scratch;
 pub use set::SetOptions;
-pub use sort::{SortBuffers, SortOptions, SortValueBuffers};
+pub use sort::{SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers};
 /// The wgpu this crate is built on, so that applications use the same version.
 pub use wgpu;
 

@@ -3,6 +3,8 @@
 //! `run_len`) and merge path's merge pass, doubling the run length until one run remains. All
 //! passes are recorded into one submission.
 
+use std::ops::Range;
+
 use bytemuck::Pod;
 
 use crate::device::bind_elements;
@@ -13,6 +15,7 @@ use crate::merge::{
     ValueBuffers,
 };
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::radix_sort::RadixPlan;
 use crate::scratch::Scratch;
 use crate::tuning::{self, Shape};
 use crate::{Algorithm, Error, Gpu};
@@ -35,14 +38,40 @@ pub(crate) static SORT_BLOCK: Kernel = Kernel {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SortOptions {
+    /// The sort: LSD radix sort (the default) or merge sort.
+    pub algorithm: SortAlgorithm,
     /// The order of the output. Equal keys keep their input order either way (stable).
     pub order: Order,
-    /// Invocations per workgroup, for the block sort and the merge passes; `None` lets wgmerge
-    /// choose.
+    /// Radix sort only: sort on these bits of each key's order-preserving bit pattern
+    /// ([`Key::order_bits`]; CUB's `begin_bit..end_bit`), keeping the input order of keys equal
+    /// there. `None` sorts on all of them. A range beyond the key's bits is
+    /// [`Error::InvalidOptions`].
+    pub bits: Option<Range<u32>>,
+    /// Merge sort only: invocations per workgroup, for the block sort and the merge passes;
+    /// `None` lets wgmerge choose.
     pub workgroup_size: Option<u32>,
-    /// Keys each invocation sorts and merges per pass; `None` lets wgmerge choose. A workgroup
-    /// sorts `workgroup_size * items_per_thread` keys in its first pass.
+    /// Merge sort only: keys each invocation sorts and merges per pass; `None` lets wgmerge
+    /// choose. A workgroup sorts `workgroup_size * items_per_thread` keys in its first pass.
     pub items_per_thread: Option<u32>,
+}
+
+/// Which sort [`SortOptions`] runs. Both are stable and give the same result on all bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SortAlgorithm {
+    /// LSD radix sort, 8 bits a pass (4 passes for 32-bit keys, 8 for 64-bit ones): per-tile
+    /// digit histograms, their scan, and a stable scatter. No workgroup waits on another, so it
+    /// is safe on every adapter.
+    #[default]
+    Radix,
+    /// Merge sort built on merge path: each workgroup sorts a tile, then every pass merges pairs
+    /// of sorted runs.
+    Merge,
+}
+
+/// A sort planned for the device.
+enum SortPlanned {
+    Radix(RadixPlan),
+    Merge(SortPlan),
 }
 
 /// Bytes of workgroup memory the block sort uses: one tile of keys and two permutations of its
@@ -159,7 +188,7 @@ impl Gpu {
     ) -> Result<usize, Error> {
         let value_size = values.map_or(0, |(_, size)| size);
         let len = keys.len();
-        self.plan_sort(K::TYPE, len, value_size, options)?;
+        self.plan_any_sort(K::TYPE, len, value_size, options)?;
         if len == 0 {
             return Ok(0);
         }
@@ -189,6 +218,44 @@ impl Gpu {
         host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
     }
 
+    /// The stable order of `keys`, ascending: indices such that `keys[i]` for each index in
+    /// turn is sorted, equal keys in input order (as `slice::sort_by_key` on `(key, index)`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn argsort<K: Key>(&self, keys: &[K]) -> Result<Vec<u32>, Error> {
+        self.argsort_with(keys, &SortOptions::default())
+    }
+
+    /// [`Gpu::argsort`] with `options` (order, algorithm, bits).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn argsort_with<K: Key>(
+        &self,
+        keys: &[K],
+        options: &SortOptions,
+    ) -> Result<Vec<u32>, Error> {
+        self.block_on(self.argsort_async(keys, options))
+    }
+
+    /// [`Gpu::argsort_with`] without blocking.
+    pub async fn argsort_async<K: Key>(
+        &self,
+        keys: &[K],
+        options: &SortOptions,
+    ) -> Result<Vec<u32>, Error> {
+        let len = u32::try_from(keys.len()).map_err(|_| Error::TooLarge {
+            what: "argsort input",
+            len: keys.len(),
+            max: u32::MAX as usize,
+        })?;
+        // The indices go up as values; the sorted keys come back too (a copy for now).
+        let mut indices = Vec::new();
+        indices
+            .try_reserve_exact(keys.len())
+            .map_err(|_| Error::OutOfMemory(format!("no host memory for {len} indices")))?;
+        indices.extend(0..len);
+        let (_, order) = self.sort_pairs_async(keys, &indices, options).await?;
+        Ok(order)
+    }
+
     /// Records a sort of GPU-resident buffers of `K` keys into `encoder`; nothing is read back.
     /// The sorted keys (and values) end in `buffers.keys` (and `values`); the temporary buffers
     /// are overwritten. The input must fit one storage binding ([`Gpu::max_merge_len`]).
@@ -201,7 +268,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         self.check_lost()?;
         let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
-        let plan = self.plan_sort(K::TYPE, buffers.len, value_size, options)?;
+        let plan = self.plan_any_sort(K::TYPE, buffers.len, value_size, options)?;
         let key_size = K::TYPE.size();
         let len = buffers.len;
         let mut arrays = vec![
@@ -218,10 +285,58 @@ impl Gpu {
         }
         let keys = [buffers.keys, buffers.temp];
         let values = buffers.values.map(|v| [v.values, v.temp]);
-        let prepared = self.checked(|| self.prepare_sort(scratch, keys, values, &plan, true))??;
-        let result = prepared.record(encoder);
+        let result = match &plan {
+            SortPlanned::Radix(plan) => self
+                .checked(|| self.record_radix_sort(encoder, scratch, keys, values, plan, true))??,
+            SortPlanned::Merge(plan) => {
+                let prepared =
+                    self.checked(|| self.prepare_sort(scratch, keys, values, plan, true))??;
+                prepared.record(encoder)
+            }
+        };
         debug_assert_eq!(result, 0, "the resident sort ends in the caller's buffers");
         Ok(())
+    }
+
+    /// Checks a sort's options against its algorithm and the device, and plans it.
+    fn plan_any_sort(
+        &self,
+        key: KeyType,
+        len: usize,
+        value_size: u32,
+        options: &SortOptions,
+    ) -> Result<SortPlanned, Error> {
+        match options.algorithm {
+            SortAlgorithm::Radix => {
+                if options.workgroup_size.is_some() || options.items_per_thread.is_some() {
+                    return Err(Error::InvalidOptions(
+                        "workgroup_size and items_per_thread shape SortAlgorithm::Merge only"
+                            .into(),
+                    ));
+                }
+                let max = self.max_merge_len(key, value_size);
+                if len > max {
+                    return Err(Error::TooLarge {
+                        what: "sort input",
+                        len,
+                        max,
+                    });
+                }
+                let bits = options.bits.clone();
+                let plan = self.plan_radix_sort(key, len, value_size, options.order, bits)?;
+                Ok(SortPlanned::Radix(plan))
+            }
+            SortAlgorithm::Merge => {
+                if options.bits.is_some() {
+                    return Err(Error::InvalidOptions(
+                        "bits sorts on part of the keys with SortAlgorithm::Radix only".into(),
+                    ));
+                }
+                Ok(SortPlanned::Merge(
+                    self.plan_sort(key, len, value_size, options)?,
+                ))
+            }
+        }
     }
 
     /// Checks a sort's options, length and shape against the device and plans its passes.
@@ -428,12 +543,19 @@ impl PieceWork for SortWork<'_> {
         outputs: &[wgpu::Buffer],
     ) -> Result<Recorded, Error> {
         let len = piece.output.len();
-        let plan = gpu.plan_sort(self.key, len, self.value_size, self.options)?;
+        let plan = gpu.plan_any_sort(self.key, len, self.value_size, self.options)?;
         let keys = [&inputs[0], &outputs[0]];
         let values = (self.value_size > 0).then(|| [&inputs[1], &outputs[1]]);
         // Here the result may stay in the temporary buffers: no extra pass.
-        let prepared = gpu.prepare_sort(&self.scratch, keys, values, &plan, false)?;
-        let result = prepared.record(encoder);
+        let result = match &plan {
+            SortPlanned::Radix(plan) => {
+                gpu.record_radix_sort(encoder, &self.scratch, keys, values, plan, false)?
+            }
+            SortPlanned::Merge(plan) => {
+                let prepared = gpu.prepare_sort(&self.scratch, keys, values, plan, false)?;
+                prepared.record(encoder)
+            }
+        };
         let mut outputs = vec![keys[result].clone()];
         if let Some(values) = values {
             outputs.push(values[result].clone());

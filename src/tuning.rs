@@ -125,6 +125,16 @@ pub(crate) const SORT_SHAPE: Shape = (256, 3);
 /// within WebGPU's default 16 KiB. Not yet tuned on a GPU (issue 21 measures it).
 pub(crate) const SET_SHAPE: Shape = (256, 5);
 
+/// Rounds of 256 keys each workgroup of radix sort ranks per tile: tiles of 2048 keys, so the
+/// histograms (one word per digit and tile) hold an eighth of a word per key. Not yet measured
+/// on a GPU (issue 20 tunes it).
+pub(crate) const RADIX_ROUNDS: u32 = 8;
+
+/// Keys of one radix sort tile.
+pub(crate) fn radix_tile() -> usize {
+    256 * RADIX_ROUNDS as usize
+}
+
 /// Scan's and reduce's shape: 256 invocations of 16 elements, a tile of 4096 (16 KiB of
 /// input per tile, loaded as 4 `vec4`s per invocation). Run 48 chose it.
 pub(crate) const SCAN_SHAPE: Shape = (256, 16);

@@ -4,7 +4,9 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use wgmerge::{cpu, Algorithm, MergeOptions, Order, SetOperation, SetOptions, SortOptions};
+use wgmerge::{
+    cpu, Algorithm, MergeOptions, Order, SetOperation, SetOptions, SortAlgorithm, SortOptions,
+};
 
 fn sorted_vec(max_len: usize, key_range: u32) -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(0..key_range, 0..max_len).prop_map(|mut v| {
@@ -98,8 +100,10 @@ proptest! {
     ) {
         let options = SortOptions {
             order: if descending { Order::Descending } else { Order::Ascending },
+            algorithm: SortAlgorithm::Merge,
             workgroup_size: Some(workgroup),
             items_per_thread: Some(items),
+            ..Default::default()
         };
         let values: Vec<u32> = (0..keys.len() as u32).collect();
         let got = gpu().sort_pairs_with(&keys, &values, &options).unwrap();

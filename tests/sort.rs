@@ -8,7 +8,7 @@ use common::*;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::Rng;
-use wgmerge::{cpu, Error, Order, SortBuffers, SortOptions, SortValueBuffers};
+use wgmerge::{cpu, Error, Order, SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -66,6 +66,7 @@ fn every_shape_and_order<K: TestKey>() {
         };
         // A tiny tile, so short inputs take many merge passes.
         let small = SortOptions {
+            algorithm: SortAlgorithm::Merge,
             workgroup_size: Some(4),
             items_per_thread: Some(3),
             ..options.clone()
@@ -94,6 +95,7 @@ fn large_and_odd_shapes() {
     check_sort::<u32, u32>(&keys, &SortOptions::default(), "large");
     for (workgroup_size, items_per_thread) in [(1, 1), (64, 1), (96, 5), (256, 4), (128, 7)] {
         let options = SortOptions {
+            algorithm: SortAlgorithm::Merge,
             workgroup_size: Some(workgroup_size),
             items_per_thread: Some(items_per_thread),
             ..Default::default()
@@ -116,6 +118,7 @@ fn bad_input_is_an_error() {
     ));
     for (workgroup_size, items_per_thread) in [(0, 3), (256, 0), (256, 65), (1 << 20, 1)] {
         let options = SortOptions {
+            algorithm: SortAlgorithm::Merge,
             workgroup_size: Some(workgroup_size),
             items_per_thread: Some(items_per_thread),
             ..Default::default()
@@ -130,6 +133,7 @@ fn bad_input_is_an_error() {
     }
     // A tile whose keys and permutations do not fit the device's workgroup memory.
     let options = SortOptions {
+        algorithm: SortAlgorithm::Merge,
         workgroup_size: Some(256),
         items_per_thread: Some(64),
         ..Default::default()
@@ -148,6 +152,7 @@ fn resident_sorts_end_in_the_callers_buffers() {
     let mut rng = rng("sort::resident");
     // Tiles of 12 keys: 1, 2, 3, 4 and 9 merge passes.
     let small = SortOptions {
+        algorithm: SortAlgorithm::Merge,
         workgroup_size: Some(4),
         items_per_thread: Some(3),
         ..Default::default()

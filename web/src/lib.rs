@@ -13,7 +13,8 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wgmerge::{
-    cpu, Algorithm, Gpu, Key, MergeOptions, Order, SetOperation, SetOptions, SortOptions,
+    cpu, Algorithm, Gpu, Key, MergeOptions, Order, SetOperation, SetOptions, SortAlgorithm,
+    SortOptions,
 };
 
 thread_local! {
@@ -50,7 +51,8 @@ pub async fn open() -> Result<String, JsError> {
 }
 
 /// The operations the page offers, as JSON: `[{id, label}]`. Each id is `merge:<algorithm>`,
-/// `merge_pairs:<algorithm>`, `sort`, `sort_pairs` or `set:<operation>`.
+/// `merge_pairs:<algorithm>`, `sort:<radix|merge>`, `sort_pairs:<radix|merge>` or
+/// `set:<operation>`.
 #[wasm_bindgen]
 pub fn operations() -> String {
     let mut ops: Vec<_> = ["merge", "merge_pairs"]
@@ -69,8 +71,14 @@ pub fn operations() -> String {
             })
         })
         .collect();
-    ops.push(serde_json::json!({"id": "sort", "label": "sort, merge sort (keys)"}));
-    ops.push(serde_json::json!({"id": "sort_pairs", "label": "sort_pairs, merge sort (keys + u32 values)"}));
+    for (op, what) in [("sort", "keys"), ("sort_pairs", "keys + u32 values")] {
+        for (algorithm, name) in [("radix", "radix sort"), ("merge", "merge sort")] {
+            ops.push(serde_json::json!({
+                "id": format!("{op}:{algorithm}"),
+                "label": format!("{op}, {name} ({what})"),
+            }));
+        }
+    }
     for operation in SetOperation::ALL {
         ops.push(serde_json::json!({
             "id": format!("set:{}", operation.name()),
@@ -206,6 +214,11 @@ pub async fn run(
             ..Default::default()
         }),
         "sort" | "sort_pairs" => Task::Sort(SortOptions {
+            algorithm: match algorithm {
+                "radix" | "" => SortAlgorithm::Radix,
+                "merge" => SortAlgorithm::Merge,
+                _ => return Err(unknown()),
+            },
             order: order_value,
             ..Default::default()
         }),

@@ -12,3 +12,8 @@ fn total_order_bits(x: u32) -> u32 {
 fn key_less(x: Key, y: Key) -> bool {
     return total_order_bits(x) < total_order_bits(y);
 }
+
+// The key's order-preserving bits, low word first (radix sort's digits).
+fn key_order_bits(x: Key) -> vec2<u32> {
+    return vec2(total_order_bits(x), 0u);
+}

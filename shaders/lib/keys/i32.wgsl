@@ -5,3 +5,8 @@ alias Key = u32;
 fn key_less(x: Key, y: Key) -> bool {
     return bitcast<i32>(x) < bitcast<i32>(y);
 }
+
+// The key's order-preserving bits, low word first (radix sort's digits): the sign bit flipped.
+fn key_order_bits(x: Key) -> vec2<u32> {
+    return vec2(x ^ 0x80000000u, 0u);
+}

@@ -8,3 +8,8 @@ fn key_less(x: Key, y: Key) -> bool {
     let y_hi = bitcast<i32>(y.y);
     return x_hi < y_hi || (x_hi == y_hi && x.x < y.x);
 }
+
+// The key's order-preserving bits, low word first (radix sort's digits): the sign bit flipped.
+fn key_order_bits(x: Key) -> vec2<u32> {
+    return vec2(x.x, x.y ^ 0x80000000u);
+}

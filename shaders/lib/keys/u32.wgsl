@@ -5,3 +5,8 @@ alias Key = u32;
 fn key_less(x: Key, y: Key) -> bool {
     return x < y;
 }
+
+// The key's order-preserving bits, low word first (radix sort's digits).
+fn key_order_bits(x: Key) -> vec2<u32> {
+    return vec2(x, 0u);
+}

@@ -6,3 +6,8 @@ alias Key = vec2<u32>;
 fn key_less(x: Key, y: Key) -> bool {
     return x.y < y.y || (x.y == y.y && x.x < y.x);
 }
+
+// The key's order-preserving bits, low word first (radix sort's digits).
+fn key_order_bits(x: Key) -> vec2<u32> {
+    return x;
+}

@@ -1,0 +1,286 @@
+//! LSD radix sort (`radix_sort.wgsl`): one pass per digit of up to 8 bits of the keys'
+//! order-preserving bits, each a histogram of every tile's digits, the crate's scan of the
+//! histograms, and a stable scatter. Portable: no workgroup waits on another. The passes go back
+//! and forth between the keys' two buffers (and the values'); [`Gpu::record_radix_sort`] says
+//! which one holds the result.
+
+use std::ops::Range;
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::device::{bind_elements, dispatch};
+use crate::key::{KeyType, Order};
+use crate::ops::{ReduceOp, ScanKind};
+use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::scan::ScanOptions;
+use crate::scratch::Scratch;
+use crate::tuning::{self, RADIX_ROUNDS};
+use crate::{Error, Gpu};
+
+/// `radix_histogram` in radix_sort.wgsl.
+pub(crate) static RADIX_HISTOGRAM: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_histogram",
+    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE)],
+    value_bindings: &[],
+};
+
+/// `radix_scatter` in radix_sort.wgsl.
+pub(crate) static RADIX_SCATTER: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter",
+    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ)],
+    value_bindings: &[(4, READ), (5, WRITE)],
+};
+
+/// `WORKGROUP_SIZE` and `RADIX` in radix_sort.wgsl.
+const WORKGROUP_SIZE: usize = 256;
+const RADIX: usize = 256;
+/// Bits of one digit at most.
+const DIGIT_BITS: u32 = 8;
+
+/// The scratch temporaries a radix sort uses (scan.rs numbers its own from 0, set.rs from 40).
+const COUNTS: usize = 42;
+const OFFSETS: usize = 43;
+
+/// `RadixParams` in radix_sort.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct RadixParams {
+    len: u32,
+    tiles: u32,
+    shift: u32,
+    mask: u32,
+}
+
+/// A planned radix sort.
+#[derive(Clone, Debug)]
+pub(crate) struct RadixPlan {
+    len: usize,
+    tiles: usize,
+    key_size: u32,
+    value_size: u32,
+    /// Each pass's first bit and digit mask.
+    passes: Vec<(u32, u32)>,
+    specialization: Specialization,
+}
+
+/// The passes over `bits`: digits of 8 bits from the lowest, the last one narrower where the
+/// range is not a multiple of 8.
+fn digit_passes(bits: Range<u32>) -> Vec<(u32, u32)> {
+    bits.clone()
+        .step_by(DIGIT_BITS as usize)
+        .map(|shift| {
+            let width = (bits.end - shift).min(DIGIT_BITS);
+            (shift, (1u32 << width) - 1)
+        })
+        .collect()
+}
+
+fn specialization(key: KeyType, order: Order, value_size: u32) -> Specialization {
+    let mut constants = vec![
+        ("DESCENDING", u32::from(order == Order::Descending)),
+        ("ROUNDS", RADIX_ROUNDS),
+    ];
+    let values = if value_size > 0 {
+        constants.push(("VALUE_WORDS", value_size / 4));
+        "lib/move_values/words"
+    } else {
+        "lib/move_values/none"
+    };
+    Specialization {
+        params: vec![("key", key.module()), ("move_values", values)],
+        constants,
+        with_values: value_size > 0,
+    }
+}
+
+/// Workgroup memory of the kernels: the scatter's digit masks and next places.
+fn workgroup_memory() -> u64 {
+    (RADIX * (WORKGROUP_SIZE / 32) * 4 + RADIX * 4) as u64
+}
+
+impl Gpu {
+    /// Checks a radix sort's bit range and the device, and plans its passes.
+    pub(crate) fn plan_radix_sort(
+        &self,
+        key: KeyType,
+        len: usize,
+        value_size: u32,
+        order: Order,
+        bits: Option<Range<u32>>,
+    ) -> Result<RadixPlan, Error> {
+        let bits = bits.unwrap_or(0..key.bits());
+        if bits.start > bits.end || bits.end > key.bits() {
+            return Err(Error::InvalidOptions(format!(
+                "bits {bits:?} is not a range within the {} bits of {} keys",
+                key.bits(),
+                key.name()
+            )));
+        }
+        self.check_storage_buffers(&RADIX_SCATTER, value_size > 0)?;
+        self.check_workgroup_memory(workgroup_memory(), "radix sort")?;
+        let tiles = len.div_ceil(tuning::radix_tile());
+        // The histograms, one word per (digit, tile), must fit one binding too.
+        let max = self.max_scan_len();
+        if tiles * RADIX > max {
+            return Err(Error::TooLarge {
+                what: "radix sort input",
+                len,
+                max: max / RADIX * tuning::radix_tile(),
+            });
+        }
+        Ok(RadixPlan {
+            len,
+            tiles,
+            key_size: key.size(),
+            value_size,
+            passes: digit_passes(bits),
+            specialization: specialization(key, order, value_size),
+        })
+    }
+
+    /// Records `plan`'s passes over `keys[0]` (and `values[0]`), with the second buffers as
+    /// temporaries; returns which buffer holds the result (the number of passes, mod 2). With
+    /// `end_in_place`, an odd number of passes gets one more that moves the result back.
+    pub(crate) fn record_radix_sort(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        keys: [&wgpu::Buffer; 2],
+        values: Option<[&wgpu::Buffer; 2]>,
+        plan: &RadixPlan,
+        end_in_place: bool,
+    ) -> Result<usize, Error> {
+        let (key_size, value_size) = (plan.key_size, plan.value_size);
+        let mut passes = plan.passes.clone();
+        if end_in_place && passes.len() % 2 == 1 {
+            // A digit of no bits is 0 for every key: a stable pass that moves everything back.
+            passes.push((0, 0));
+        }
+        if plan.len == 0 || passes.is_empty() {
+            return Ok(0);
+        }
+        let histogram = self.pipeline(&RADIX_HISTOGRAM, &plan.specialization)?;
+        let scatter = self.pipeline(&RADIX_SCATTER, &plan.specialization)?;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        // A multiple of 4 words: the scan reads them as whole vec4s.
+        let words = plan.tiles * RADIX;
+        let counts = scratch.temporary(&self.device, COUNTS, words as u64 * 4, usage);
+        let offsets = scratch.temporary(&self.device, OFFSETS, words as u64 * 4, usage);
+        let groups = self.dispatch_shape(plan.tiles as u32)?;
+        let placeholder = scratch.placeholder();
+        let len = plan.len;
+        for (pass, &(shift, mask)) in passes.iter().enumerate() {
+            let (from, to) = (pass % 2, 1 - pass % 2);
+            let params = self.uniform(
+                "wgmerge radix params",
+                bytemuck::bytes_of(&RadixParams {
+                    len: len as u32,
+                    tiles: plan.tiles as u32,
+                    shift,
+                    mask,
+                }),
+            );
+            let keys_in = wgpu::BindGroupEntry {
+                binding: 1,
+                resource: bind_elements(keys[from], 0, len, key_size, placeholder),
+            };
+            let uniform = wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            };
+            let counted = self.bind_group(
+                &RADIX_HISTOGRAM,
+                false,
+                &[
+                    uniform.clone(),
+                    keys_in.clone(),
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: bind_elements(&counts, 0, words, 4, placeholder),
+                    },
+                ],
+            );
+            dispatch(encoder, "radix_histogram", &histogram, &counted, groups);
+            self.record_scan_into::<u32>(
+                encoder,
+                scratch,
+                (&counts, 0),
+                (&offsets, 0),
+                plan.tiles * RADIX,
+                ScanKind::Exclusive,
+                ReduceOp::Sum,
+                &ScanOptions::default(),
+            )?;
+            let mut entries = vec![
+                uniform,
+                keys_in,
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: bind_elements(keys[to], 0, len, key_size, placeholder),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 6,
+                    resource: bind_elements(&offsets, 0, words, 4, placeholder),
+                },
+            ];
+            if let Some(values) = values {
+                entries.extend([
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: bind_elements(values[from], 0, len, value_size, placeholder),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: bind_elements(values[to], 0, len, value_size, placeholder),
+                    },
+                ]);
+            }
+            let scattered = self.bind_group(&RADIX_SCATTER, values.is_some(), &entries);
+            dispatch(encoder, "radix_scatter", &scatter, &scattered, groups);
+        }
+        Ok(passes.len() % 2)
+    }
+}
+
+/// Every configuration of the radix kernels, for the kernel tests.
+#[cfg(test)]
+pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
+    let mut out = Vec::new();
+    for key in KeyType::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            for value_size in [0, 4, 8] {
+                for kernel in [&RADIX_HISTOGRAM, &RADIX_SCATTER] {
+                    out.push(crate::kernel_tests::Configuration {
+                        kernel,
+                        specialization: specialization(key, order, value_size),
+                        workgroup_memory: if std::ptr::eq(kernel, &RADIX_SCATTER) {
+                            workgroup_memory()
+                        } else {
+                            (RADIX * 4) as u64
+                        },
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_cover_the_range_once() {
+        assert_eq!(
+            digit_passes(0..32),
+            [(0, 255), (8, 255), (16, 255), (24, 255)]
+        );
+        assert_eq!(digit_passes(0..64).len(), 8);
+        assert_eq!(digit_passes(4..16), [(4, 255), (12, 15)]);
+        assert_eq!(digit_passes(31..32), [(31, 1)]);
+        assert_eq!(digit_passes(5..5), []);
+    }
+}

@@ -1,0 +1,258 @@
+//! Radix sort against the CPU: bit ranges of every key type in both orders with provenance
+//! values, every size to 70, awkward keys, argsort, the resident form with an odd number of
+//! passes, and what each algorithm refuses.
+
+mod common;
+
+use common::*;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use wgmerge::{cpu, Error, Order, SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers};
+
+const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
+
+/// Sorts `keys` and (key, index) pairs with `options` and compares both with the CPU's stable
+/// sort on the same bits.
+fn check<K: TestKey>(keys: &[K], options: &SortOptions, context: &str) {
+    let bits = options.bits.clone().unwrap_or(0..K::TYPE.bits());
+    let index: Vec<u32> = (0..keys.len() as u32).collect();
+    let (want_keys, want_index) = cpu::radix_sort_pairs_ordered(keys, &index, bits, options.order);
+    let got = gpu()
+        .sort_with(keys, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    assert_same_keys(&got, &want_keys, context);
+    let (got_keys, got_index) = gpu()
+        .sort_pairs_with(keys, &index, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    assert_same_keys(&got_keys, &want_keys, context);
+    assert_same(&got_index, &want_index, context);
+    // 8-byte values: the index and a check word.
+    let wide: Vec<[u32; 2]> = index.iter().map(|&i| [i, !i]).collect();
+    let (_, got_wide) = gpu()
+        .sort_pairs_with(keys, &wide, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let want_wide: Vec<[u32; 2]> = want_index.iter().map(|&i| [i, !i]).collect();
+    assert_same(&got_wide, &want_wide, context);
+}
+
+/// Bit ranges: whole keys, single digits, ranges that are not multiples of 8, ranges that end at
+/// the key's width (no key may be lost there), and one of no bits.
+fn bit_ranges<K: TestKey>() {
+    let mut rng = rng(&format!("radix::<{}>", K::TYPE.name()));
+    let width = K::TYPE.bits();
+    let ranges = [
+        None,
+        Some(0..8),
+        Some(4..16),
+        Some(0..1),
+        Some(width - 8..width),
+        Some(width - 1..width),
+        Some(3..width),
+        Some(5..5),
+    ];
+    let mut shapes = Shape::ALL.iter().cycle();
+    for order in ORDERS {
+        for bits in ranges.clone() {
+            for len in [1, 2049, 10_000] {
+                let shape = *shapes.next().unwrap();
+                let keys = shuffled::<K>(&mut rng, shape, len);
+                let options = SortOptions {
+                    order,
+                    bits: bits.clone(),
+                    ..Default::default()
+                };
+                let context = format!("{} {order:?} {bits:?} {shape:?} len={len}", K::TYPE.name());
+                check(&keys, &options, &context);
+            }
+        }
+    }
+}
+
+/// `len` keys of one merge test shape, shuffled.
+fn shuffled<K: TestKey>(rng: &mut rand::rngs::StdRng, shape: Shape, len: usize) -> Vec<K> {
+    let (a, b) = shape.keys::<K>(rng, len / 2, len - len / 2, Order::Ascending);
+    let mut keys: Vec<K> = a.into_iter().chain(b).collect();
+    keys.shuffle(rng);
+    keys
+}
+
+every_key_type!(bit_ranges);
+
+#[test]
+fn every_size_to_70_and_random_sizes() {
+    let mut rng = rng("radix::sizes");
+    for order in ORDERS {
+        let options = SortOptions {
+            order,
+            ..Default::default()
+        };
+        for len in 0..=70 {
+            let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..20)).collect();
+            check(&keys, &options, &format!("u32 {order:?} len={len}"));
+            let keys: Vec<i64> = (0..len).map(|_| rng.random_range(-5..5) << 40).collect();
+            check(&keys, &options, &format!("i64 {order:?} len={len}"));
+        }
+        for _ in 0..3 {
+            let len = rng.random_range(70..1_500_000);
+            let keys: Vec<u32> = (0..len).map(|_| rng.random()).collect();
+            check(&keys, &options, &format!("u32 {order:?} random len={len}"));
+        }
+    }
+}
+
+/// Keys that differ only in their high bits or only in their low bits, sorted and reversed
+/// input, few distinct keys, and floats with NaNs, infinities and both zeros.
+#[test]
+fn awkward_keys() {
+    let mut rng = rng("radix::awkward");
+    let n = 50_000u32;
+    let high: Vec<u32> = (0..n).map(|_| rng.random_range(0..16u32) << 28).collect();
+    let low: Vec<u32> = (0..n).map(|_| rng.random_range(0..16u32)).collect();
+    let sorted: Vec<u32> = (0..n).collect();
+    let reversed: Vec<u32> = (0..n).rev().collect();
+    let equal = vec![7u32; n as usize];
+    let mut floats: Vec<f32> = [
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        1.5,
+        -1.5,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+    ]
+    .repeat(500);
+    floats.shuffle(&mut rng);
+    for order in ORDERS {
+        let options = SortOptions {
+            order,
+            ..Default::default()
+        };
+        for (name, keys) in [
+            ("high bits", &high),
+            ("low bits", &low),
+            ("sorted", &sorted),
+            ("reversed", &reversed),
+            ("all equal", &equal),
+        ] {
+            check(keys, &options, &format!("{name} {order:?}"));
+        }
+        check(&floats, &options, &format!("floats {order:?}"));
+    }
+}
+
+#[test]
+fn argsort_is_the_stable_order() {
+    let mut rng = rng("radix::argsort");
+    for algorithm in [SortAlgorithm::Radix, SortAlgorithm::Merge] {
+        for order in ORDERS {
+            let keys: Vec<f32> = (0..30_000)
+                .map(|_| rng.random_range(-4..4) as f32)
+                .collect();
+            let options = SortOptions {
+                algorithm,
+                order,
+                ..Default::default()
+            };
+            let got = gpu().argsort_with(&keys, &options).unwrap();
+            let mut want: Vec<u32> = (0..keys.len() as u32).collect();
+            want.sort_by(|&i, &j| {
+                let (x, y) = (keys[i as usize], keys[j as usize]);
+                match order {
+                    Order::Ascending => x.total_cmp(&y),
+                    Order::Descending => y.total_cmp(&x),
+                }
+            });
+            assert_eq!(got, want, "{algorithm:?} {order:?}");
+        }
+    }
+    assert_eq!(gpu().argsort(&[3u64, 1, 2, 1]).unwrap(), [1, 3, 2, 0]);
+    assert!(gpu().argsort::<u32>(&[]).unwrap().is_empty());
+}
+
+/// The resident form ends in the caller's buffers whether the bits take an odd or an even
+/// number of passes.
+#[test]
+fn resident_sorts_end_in_the_callers_buffers() {
+    let gpu = gpu();
+    let mut rng = rng("radix::resident");
+    let keys: Vec<u32> = (0..20_000).map(|_| rng.random()).collect();
+    let values: Vec<u32> = (0..keys.len() as u32).collect();
+    for bits in [None, Some(0..8), Some(8..32), Some(0..24), Some(16..16)] {
+        let buffers = [&keys, &keys, &values, &values].map(|data| storage_buffer(data));
+        let [k, kt, v, vt] = &buffers;
+        let scratch = gpu.create_scratch();
+        let options = SortOptions {
+            bits: bits.clone(),
+            ..Default::default()
+        };
+        let mut encoder = gpu.device().create_command_encoder(&Default::default());
+        let sort = SortBuffers {
+            keys: k,
+            temp: kt,
+            len: keys.len(),
+            values: Some(SortValueBuffers {
+                values: v,
+                temp: vt,
+                value_size: 4,
+            }),
+        };
+        gpu.encode_sort::<u32>(&mut encoder, &scratch, &sort, &options)
+            .unwrap();
+        gpu.queue().submit([encoder.finish()]);
+        let got_keys: Vec<u32> = read_buffer(k, keys.len());
+        let got_values: Vec<u32> = read_buffer(v, keys.len());
+        let (want_keys, want_values) =
+            cpu::radix_sort_pairs_ordered(&keys, &values, bits.unwrap_or(0..32), Order::Ascending);
+        assert_eq!(got_keys, want_keys, "{:?}", options.bits);
+        assert_eq!(got_values, want_values, "{:?}", options.bits);
+    }
+}
+
+#[test]
+fn options_each_algorithm_refuses() {
+    let gpu = gpu();
+    let beyond = SortOptions {
+        bits: Some(0..33),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu.sort_with(&[1u32], &beyond),
+        Err(Error::InvalidOptions(_))
+    ));
+    // A range that ends before it starts, as a caller's arithmetic might make one.
+    let (start, end) = (9, 8);
+    let backwards = SortOptions {
+        bits: Some(start..end),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu.sort_with(&[1u64], &backwards),
+        Err(Error::InvalidOptions(_))
+    ));
+    let merge_bits = SortOptions {
+        algorithm: SortAlgorithm::Merge,
+        bits: Some(0..8),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu.sort_with(&[1u32], &merge_bits),
+        Err(Error::InvalidOptions(_))
+    ));
+    let radix_shape = SortOptions {
+        workgroup_size: Some(64),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu.sort_with(&[1u32], &radix_shape),
+        Err(Error::InvalidOptions(_))
+    ));
+    // 64-bit keys take bits up to 64.
+    let all = SortOptions {
+        bits: Some(0..64),
+        ..Default::default()
+    };
+    assert_eq!(gpu.sort_with(&[3i64, -1], &all).unwrap(), [-1, 3]);
+}
