@@ -23,6 +23,7 @@ fn configurations() -> Vec<Configuration> {
     all.extend(crate::merge::configurations());
     all.extend(crate::sort::configurations());
     all.extend(crate::radix_sort::configurations());
+    all.extend(crate::dedup::configurations());
     all.extend(crate::set::configurations());
     all.extend(crate::scan::configurations());
     all.extend(crate::validate::configurations());

@@ -20,6 +20,7 @@ mod partition;
 mod scan;
 mod validate;
 // Operations.
+mod dedup;
 mod merge;
 mod radix_sort;
 mod resident;
@@ -31,6 +32,7 @@ pub mod cpu;
 #[cfg(test)]
 mod kernel_tests;
 
+pub use dedup::{DedupBuffers, DedupOptions, DedupValueBuffers, Keep};
 pub use device::Gpu;
 pub use error::{Error, Side};
 pub use key::{Key, KeyType, Order};

@@ -39,6 +39,7 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/values/vec2"),
     wgsl!("lib/workgroup_scan/plain"),
     wgsl!("lib/workgroup_scan/subgroups"),
+    wgsl!("dedup"),
     wgsl!("merge_basic"),
     wgsl!("merge_circular"),
     wgsl!("merge_path"),

@@ -2,6 +2,7 @@
 //! mirror of the kernels of the same name. Keys compare as [`Key`](crate::Key) says (`f32` by
 //! `total_cmp`); the `_ordered` forms take an [`Order`](crate::Order), the others are ascending.
 
+mod dedup;
 mod merge;
 mod partition;
 mod radix_sort;
@@ -11,6 +12,7 @@ mod sort;
 #[cfg(test)]
 mod tests;
 
+pub use dedup::dedup_pairs;
 pub use merge::{merge, merge_ordered, merge_pairs, merge_pairs_ordered};
 pub use partition::{co_rank, co_rank_ordered};
 pub use radix_sort::{key_bits, radix_sort_pairs_ordered};

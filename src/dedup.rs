@@ -1,0 +1,442 @@
+//! Dedup (`dedup.wgsl`): the first (or last) of each run of consecutive equal keys, and their
+//! values. Mark, the crate's scan, scatter: one submission; the count comes back with the keys.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::device::{bind_elements, dispatch};
+use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
+use crate::key::{Key, KeyType};
+use crate::merge::{check_value_size, value_size};
+use crate::ops::{ReduceOp, ScanKind};
+use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::scan::ScanOptions;
+use crate::scratch::Scratch;
+use crate::{Error, Gpu};
+
+/// `dedup_mark` in dedup.wgsl.
+pub(crate) static DEDUP_MARK: Kernel = Kernel {
+    file: "dedup",
+    entry: "dedup_mark",
+    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE)],
+    value_bindings: &[],
+};
+
+/// `dedup_scatter` in dedup.wgsl.
+pub(crate) static DEDUP_SCATTER: Kernel = Kernel {
+    file: "dedup",
+    entry: "dedup_scatter",
+    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ), (7, WRITE)],
+    value_bindings: &[(4, READ), (5, WRITE)],
+};
+
+/// `WORKGROUP_SIZE` in dedup.wgsl.
+const WORKGROUP_SIZE: usize = 256;
+
+/// The scratch temporaries dedup uses (scan.rs numbers its own from 0, set.rs from 40,
+/// radix_sort.rs from 42).
+const FLAGS: usize = 44;
+const PLACES: usize = 45;
+const COUNT: usize = 46;
+
+/// Which key of each run of equal keys [`Gpu::dedup_with`] keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Keep {
+    /// The first, as `Vec::dedup`.
+    #[default]
+    First,
+    /// The last (the newest version, where later entries replace earlier ones).
+    Last,
+}
+
+/// How to dedup. A plain struct: set the fields you need and take the rest from `Default`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DedupOptions {
+    /// Which key of each run stays.
+    pub keep: Keep,
+}
+
+/// The caller's GPU buffers for [`Gpu::encode_dedup`]: `len` keys of the [`Key`] type the call
+/// names in `keys`; the kept keys go to `out` (room for `len`), their number to the first word
+/// of `count`. Every buffer needs `STORAGE` and must be a buffer of its own.
+#[derive(Clone, Copy, Debug)]
+pub struct DedupBuffers<'a> {
+    /// The keys.
+    pub keys: &'a wgpu::Buffer,
+    /// Keys to dedup.
+    pub len: usize,
+    /// Receives the kept keys.
+    pub out: &'a wgpu::Buffer,
+    /// Receives the number of kept keys as a `u32` at offset 0.
+    pub count: &'a wgpu::Buffer,
+    /// Values moved with the keys, if any.
+    pub values: Option<DedupValueBuffers<'a>>,
+}
+
+/// Values of [`DedupBuffers`]: one per key, 4 or 8 bytes each.
+#[derive(Clone, Copy, Debug)]
+pub struct DedupValueBuffers<'a> {
+    /// The values.
+    pub values: &'a wgpu::Buffer,
+    /// Receives the kept keys' values.
+    pub out: &'a wgpu::Buffer,
+    /// Bytes per value: 4 or 8.
+    pub value_size: u32,
+}
+
+/// `DedupParams` in dedup.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct DedupParams {
+    len: u32,
+    count_at: u32,
+}
+
+fn specialization(key: KeyType, keep: Keep, value_size: u32) -> Specialization {
+    let mut constants = vec![("KEEP_LAST", u32::from(keep == Keep::Last))];
+    let values = if value_size > 0 {
+        constants.push(("VALUE_WORDS", value_size / 4));
+        "lib/move_values/words"
+    } else {
+        "lib/move_values/none"
+    };
+    Specialization {
+        params: vec![("key", key.module()), ("move_values", values)],
+        constants,
+        with_values: value_size > 0,
+    }
+}
+
+impl Gpu {
+    /// `keys` with each run of consecutive equal keys cut to its first key, as `Vec::dedup`
+    /// does (on sorted keys: each distinct key once). Keys are equal when neither comes before
+    /// the other (`f32` by `total_cmp`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn dedup<K: Key>(&self, keys: &[K]) -> Result<Vec<K>, Error> {
+        self.dedup_with(keys, &DedupOptions::default())
+    }
+
+    /// [`Gpu::dedup`] with `options`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn dedup_with<K: Key>(&self, keys: &[K], options: &DedupOptions) -> Result<Vec<K>, Error> {
+        self.block_on(self.dedup_async(keys, options))
+    }
+
+    /// [`Gpu::dedup_with`] without blocking.
+    pub async fn dedup_async<K: Key>(
+        &self,
+        keys: &[K],
+        options: &DedupOptions,
+    ) -> Result<Vec<K>, Error> {
+        let mut kept = ResultVec::<K>::new(keys.len())?;
+        let count = self
+            .dedup_host(keys, None, options, &mut [kept.bytes()])
+            .await?;
+        Ok(kept.into_vec(count))
+    }
+
+    /// [`Gpu::dedup`] of keys with a value each: every kept key keeps its own value. Values are
+    /// 4 or 8 bytes, one per key.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn dedup_pairs<K: Key, V: Pod>(
+        &self,
+        keys: &[K],
+        values: &[V],
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
+        self.dedup_pairs_with(keys, values, &DedupOptions::default())
+    }
+
+    /// [`Gpu::dedup_pairs`] with `options`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn dedup_pairs_with<K: Key, V: Pod>(
+        &self,
+        keys: &[K],
+        values: &[V],
+        options: &DedupOptions,
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
+        self.block_on(self.dedup_pairs_async(keys, values, options))
+    }
+
+    /// [`Gpu::dedup_pairs_with`] without blocking.
+    pub async fn dedup_pairs_async<K: Key, V: Pod>(
+        &self,
+        keys: &[K],
+        values: &[V],
+        options: &DedupOptions,
+    ) -> Result<(Vec<K>, Vec<V>), Error> {
+        let size = value_size::<V>()?;
+        if keys.len() != values.len() {
+            return Err(Error::LengthMismatch {
+                what: "keys and values",
+                left: keys.len(),
+                right: values.len(),
+            });
+        }
+        let mut kept_keys = ResultVec::<K>::new(keys.len())?;
+        let mut kept_values = ResultVec::<V>::new(keys.len())?;
+        let count = self
+            .dedup_host(
+                keys,
+                Some((bytemuck::cast_slice(values), size)),
+                options,
+                &mut [kept_keys.bytes(), kept_values.bytes()],
+            )
+            .await?;
+        Ok((kept_keys.into_vec(count), kept_values.into_vec(count)))
+    }
+
+    /// Records a dedup of GPU-resident `buffers` into `encoder`; nothing is read back. The input
+    /// must fit one storage binding ([`Gpu::max_merge_len`]).
+    pub fn encode_dedup<K: Key>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        buffers: &DedupBuffers<'_>,
+        options: &DedupOptions,
+    ) -> Result<(), Error> {
+        self.check_lost()?;
+        let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
+        self.plan_dedup(K::TYPE, buffers.len, value_size)?;
+        let (len, key_size) = (buffers.len, K::TYPE.size());
+        let mut arrays = vec![
+            ("keys", buffers.keys, len, key_size, false),
+            ("out", buffers.out, len, key_size, true),
+            ("count", buffers.count, 1, 4, true),
+        ];
+        if let Some(values) = &buffers.values {
+            arrays.push(("values", values.values, len, value_size, false));
+            arrays.push(("values out", values.out, len, value_size, true));
+        }
+        self.check_arrays(&arrays)?;
+        let values = buffers.values.map(|v| [v.values, v.out]);
+        let specialization = specialization(K::TYPE, options.keep, value_size);
+        self.checked(|| {
+            self.record_dedup(
+                encoder,
+                scratch,
+                [buffers.keys, buffers.out],
+                values,
+                buffers.count,
+                (len, key_size, value_size),
+                &specialization,
+            )
+        })?
+    }
+
+    /// Checks a dedup's length and the device.
+    fn plan_dedup(&self, key: KeyType, len: usize, value_size: u32) -> Result<(), Error> {
+        let max = self.max_merge_len(key, value_size);
+        if len > max {
+            return Err(Error::TooLarge {
+                what: "dedup input",
+                len,
+                max,
+            });
+        }
+        self.check_storage_buffers(&DEDUP_SCATTER, value_size > 0)?;
+        self.check_storage_buffers(&crate::scan::SCAN, false)
+    }
+
+    /// Records mark, scan and scatter: `keys[0]` (and `values[0]`) into `keys[1]` (and
+    /// `values[1]`), the count into the first word of `count`.
+    #[allow(clippy::too_many_arguments)]
+    fn record_dedup(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        keys: [&wgpu::Buffer; 2],
+        values: Option<[&wgpu::Buffer; 2]>,
+        count: &wgpu::Buffer,
+        (len, key_size, value_size): (usize, u32, u32),
+        specialization: &Specialization,
+    ) -> Result<(), Error> {
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        // Room for whole vec4s, as the scan reads and writes them.
+        let words = (len as u64 + 4) * 4;
+        let flags = scratch.temporary(&self.device, FLAGS, words, usage);
+        let places = scratch.temporary(&self.device, PLACES, words, usage);
+        let placeholder = scratch.placeholder();
+        let params = self.uniform(
+            "wgmerge dedup params",
+            bytemuck::bytes_of(&DedupParams {
+                len: len as u32,
+                count_at: 0,
+            }),
+        );
+        let groups = self.dispatch_shape(len.div_ceil(WORKGROUP_SIZE) as u32)?;
+        let uniform = wgpu::BindGroupEntry {
+            binding: 0,
+            resource: params.as_entire_binding(),
+        };
+        let keys_in = wgpu::BindGroupEntry {
+            binding: 1,
+            resource: bind_elements(keys[0], 0, len, key_size, placeholder),
+        };
+        let mark = self.bind_group(
+            &DEDUP_MARK,
+            false,
+            &[
+                uniform.clone(),
+                keys_in.clone(),
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: bind_elements(&flags, 0, len, 4, placeholder),
+                },
+            ],
+        );
+        // With no keys only the scatter runs, to write the count of 0.
+        if len > 0 {
+            let pipeline = self.pipeline(&DEDUP_MARK, specialization)?;
+            dispatch(encoder, "dedup_mark", &pipeline, &mark, groups);
+            self.record_scan_into::<u32>(
+                encoder,
+                scratch,
+                (&flags, 0),
+                (&places, 0),
+                len,
+                ScanKind::Exclusive,
+                ReduceOp::Sum,
+                &ScanOptions::default(),
+            )?;
+        }
+        let mut entries = vec![
+            uniform,
+            keys_in,
+            wgpu::BindGroupEntry {
+                binding: 2,
+                // With no keys, a written binding still needs a buffer of its own.
+                resource: if len == 0 {
+                    flags.as_entire_binding()
+                } else {
+                    bind_elements(keys[1], 0, len, key_size, placeholder)
+                },
+            },
+            wgpu::BindGroupEntry {
+                binding: 6,
+                resource: bind_elements(&places, 0, len, 4, placeholder),
+            },
+            wgpu::BindGroupEntry {
+                binding: 7,
+                resource: bind_elements(count, 0, 1, 4, placeholder),
+            },
+        ];
+        if let Some(values) = values {
+            entries.extend([
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: bind_elements(values[0], 0, len, value_size, placeholder),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: if len == 0 {
+                        places.as_entire_binding()
+                    } else {
+                        bind_elements(values[1], 0, len, value_size, placeholder)
+                    },
+                },
+            ]);
+        }
+        let scatter = self.bind_group(&DEDUP_SCATTER, values.is_some(), &entries);
+        let pipeline = self.pipeline(&DEDUP_SCATTER, specialization)?;
+        dispatch(encoder, "dedup_scatter", &pipeline, &scatter, groups);
+        Ok(())
+    }
+
+    /// Upload, dedup, read back what was kept, through the host driver, in one piece.
+    async fn dedup_host<K: Key>(
+        &self,
+        keys: &[K],
+        values: Option<(&[u8], u32)>,
+        options: &DedupOptions,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        self.check_lost()?;
+        let value_size = values.map_or(0, |(_, size)| size);
+        let len = keys.len();
+        self.plan_dedup(K::TYPE, len, value_size)?;
+        if len == 0 {
+            return Ok(0);
+        }
+        let key_size = K::TYPE.size() as usize;
+        let mut call = Call {
+            inputs: vec![(bytemuck::cast_slice(keys), key_size)],
+            output_sizes: vec![key_size],
+            pieces: vec![Piece {
+                inputs: std::iter::once(0..len).collect(),
+                output: 0..len,
+            }],
+            input_room: vec![len],
+            output_room: len,
+        };
+        if let Some((bytes, size)) = values {
+            call.inputs.push((bytes, size as usize));
+            call.input_room.push(len);
+            call.output_sizes.push(size as usize);
+            call.pieces[0].inputs.push(0..len);
+        }
+        let mut work = DedupWork {
+            specialization: specialization(K::TYPE, options.keep, value_size),
+            key_size: key_size as u32,
+            value_size,
+            scratch: self.create_scratch(),
+        };
+        host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
+    }
+}
+
+/// A slice-form dedup, in one piece: the slot's inputs are the keys (and values), its outputs
+/// receive the kept ones, and the count comes from the GPU.
+struct DedupWork {
+    specialization: Specialization,
+    key_size: u32,
+    value_size: u32,
+    scratch: Scratch,
+}
+
+impl PieceWork for DedupWork {
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        piece: &Piece,
+        inputs: &[wgpu::Buffer],
+        outputs: &[wgpu::Buffer],
+    ) -> Result<Recorded, Error> {
+        let len = piece.output.len();
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let count = self.scratch.temporary(&gpu.device, COUNT, 4, usage);
+        let with_values = self.value_size > 0;
+        let values = with_values.then(|| [&inputs[1], &outputs[1]]);
+        gpu.record_dedup(
+            encoder,
+            &self.scratch,
+            [&inputs[0], &outputs[0]],
+            values,
+            &count,
+            (len, self.key_size, self.value_size),
+            &self.specialization,
+        )?;
+        let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
+        recorded.count = Some((count, 0));
+        Ok(recorded)
+    }
+}
+
+/// Every configuration of the dedup kernels, for the kernel tests.
+#[cfg(test)]
+pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
+    let mut out = Vec::new();
+    for key in KeyType::ALL {
+        for keep in [Keep::First, Keep::Last] {
+            for value_size in [0, 4, 8] {
+                for kernel in [&DEDUP_MARK, &DEDUP_SCATTER] {
+                    out.push(crate::kernel_tests::Configuration {
+                        kernel,
+                        specialization: specialization(key, keep, value_size),
+                        workgroup_memory: 0,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
