@@ -24,6 +24,7 @@ mod dedup;
 mod merge;
 mod radix_sort;
 mod resident;
+mod search;
 mod set;
 mod sort;
 // CPU references, one per operation.
@@ -40,6 +41,7 @@ pub use merge::{Algorithm, MergeBuffers, MergeOptions, ValueBuffers};
 pub use ops::{ReduceOp, Scalar, ScanKind, SetOperation};
 pub use scan::{ReduceBuffers, ScanBuffers, ScanOptions, ScanStrategy};
 pub use scratch::Scratch;
+pub use search::{Bound, SearchBuffers, SearchOptions};
 pub use set::SetOptions;
 pub use sort::{SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers};
 /// The wgpu this crate is built on, so that applications use the same version.

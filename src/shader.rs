@@ -48,6 +48,7 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("radix_sort"),
     wgsl!("reduce"),
     wgsl!("scan"),
+    wgsl!("search_sorted"),
     wgsl!("set"),
     wgsl!("sort_block"),
     wgsl!("validate"),

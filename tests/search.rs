@@ -1,0 +1,93 @@
+//! Sorted search against `partition_point`: every key type, both orders and bounds, needles
+//! below, above, between and equal to the haystack's keys, sorted and unsorted needles, empty
+//! sides, and the encoder form.
+
+mod common;
+
+use common::*;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use wgmerge::{cpu, Bound, Order, SearchBuffers, SearchOptions};
+
+fn check<K: TestKey>(haystack: &[K], needles: &[K], options: &SearchOptions, context: &str) {
+    let got = gpu()
+        .search_sorted_with(haystack, needles, options)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let want = cpu::search_sorted(haystack, needles, options.bound, options.order);
+    assert_same(&got, &want, context);
+}
+
+fn every_shape<K: TestKey>() {
+    let mut rng = rng(&format!("search::<{}>", K::TYPE.name()));
+    for order in [Order::Ascending, Order::Descending] {
+        for bound in [Bound::Lower, Bound::Upper] {
+            let options = SearchOptions { bound, order };
+            for (h, n) in [
+                (0, 5),
+                (5, 0),
+                (1, 1),
+                (300, 1000),
+                (10_000, 3_001),
+                (70_001, 512),
+            ] {
+                for shape in Shape::ALL {
+                    // Haystack and needles drawn as one merge input's two sides, so needles fall
+                    // below, above, between and on the haystack's keys as the shape has it.
+                    let (haystack, needles) = shape.keys::<K>(&mut rng, h, n, order);
+                    let context =
+                        format!("{} {order:?} {bound:?} {shape:?} {h}/{n}", K::TYPE.name());
+                    check(&haystack, &needles, &options, &format!("{context} sorted"));
+                    let mut shuffled = needles.clone();
+                    shuffled.shuffle(&mut rng);
+                    check(
+                        &haystack,
+                        &shuffled,
+                        &options,
+                        &format!("{context} shuffled"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+every_key_type!(every_shape);
+
+#[test]
+fn simple_cases_and_the_encoder_form() {
+    let gpu = gpu();
+    let haystack = [1u32, 3, 3, 3, 7];
+    let needles = [0u32, 1, 3, 4, 7, 9];
+    assert_eq!(
+        gpu.search_sorted(&haystack, &needles, Bound::Lower)
+            .unwrap(),
+        [0, 0, 1, 4, 4, 5]
+    );
+    assert_eq!(
+        gpu.search_sorted(&haystack, &needles, Bound::Upper)
+            .unwrap(),
+        [0, 1, 4, 4, 5, 5]
+    );
+    let mut rng = rng("search::resident");
+    let mut keys: Vec<u32> = (0..50_000).map(|_| rng.random_range(0..10_000)).collect();
+    keys.sort_unstable();
+    let needles: Vec<u32> = (0..20_000).map(|_| rng.random_range(0..11_000)).collect();
+    let [h, n, out] = [&keys, &needles, &needles].map(|data| storage_buffer(data));
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let buffers = SearchBuffers {
+        haystack: &h,
+        haystack_len: keys.len(),
+        needles: &n,
+        needles_len: needles.len(),
+        out: &out,
+    };
+    let options = SearchOptions {
+        bound: Bound::Upper,
+        ..Default::default()
+    };
+    gpu.encode_search_sorted::<u32>(&mut encoder, &gpu.create_scratch(), &buffers, &options)
+        .unwrap();
+    gpu.queue().submit([encoder.finish()]);
+    let want = cpu::search_sorted(&keys, &needles, Bound::Upper, Order::Ascending);
+    assert_eq!(read_buffer(&out, needles.len()), want);
+}
