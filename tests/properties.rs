@@ -112,6 +112,25 @@ proptest! {
     }
 
     #[test]
+    fn radix_sort_is_the_stable_sort_on_its_bits(
+        keys in prop::collection::vec(any::<u64>(), 0..5000),
+        start in 0u32..64,
+        width in 0u32..=64,
+        descending: bool,
+    ) {
+        let bits = start..(start + width).min(64);
+        let options = SortOptions {
+            order: if descending { Order::Descending } else { Order::Ascending },
+            bits: Some(bits.clone()),
+            ..Default::default()
+        };
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        let got = gpu().sort_pairs_with(&keys, &values, &options).unwrap();
+        let want = cpu::radix_sort_pairs_ordered(&keys, &values, bits, options.order);
+        prop_assert!(got == want, "{options:?}: differs from the CPU's stable sort on those bits");
+    }
+
+    #[test]
     fn set_operations_match_the_reference(
         a in sorted_vec(3000, 300),
         b in sorted_vec(3000, 300),
