@@ -1,25 +1,18 @@
-// Dedup: keeps the first (or, with KEEP_LAST, the last) of each run of consecutive equal keys,
-// as `Vec::dedup` keeps the first, in three steps: dedup_mark flags each kept key, the crate's
-// scan turns the flags into each kept key's place, and dedup_scatter writes the kept keys (and
-// their values) there and the count after them. Keys are equal when neither comes before the
-// other in the key's order (`f32` by total_cmp: -0.0 and +0.0 differ, a NaN equals itself).
+// Dedup's flags: 1 for the first (or, with KEEP_LAST, the last) key of each run of consecutive
+// equal keys, as `Vec::dedup` keeps the first; compact.wgsl then keeps the flagged keys. Keys
+// are equal when neither comes before the other in the key's order (`f32` by total_cmp: -0.0
+// and +0.0 differ, a NaN equals itself).
 
 #import lib/dispatch
 #import key
-#import move_values
 
 struct DedupParams {
     len: u32,
-    // Word of `count` that receives the number of kept keys.
-    count_at: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: DedupParams;
 @group(0) @binding(1) var<storage, read> keys_in: array<Key>;
-@group(0) @binding(2) var<storage, read_write> keys_out: array<Key>;
 @group(0) @binding(3) var<storage, read_write> flags: array<u32>;
-@group(0) @binding(6) var<storage, read> places: array<u32>;
-@group(0) @binding(7) var<storage, read_write> count: array<u32>;
 
 override KEEP_LAST: bool = false;
 
@@ -44,27 +37,5 @@ fn dedup_mark(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let i = group_index(workgroup_id, num_workgroups) * WORKGROUP_SIZE + lid;
     if i < params.len {
         flags[i] = u32(is_kept(i));
-    }
-}
-
-@compute @workgroup_size(256)
-fn dedup_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
-                 @builtin(num_workgroups) num_workgroups: vec3<u32>,
-                 @builtin(local_invocation_index) lid: u32) {
-    let i = group_index(workgroup_id, num_workgroups) * WORKGROUP_SIZE + lid;
-    if params.len == 0u && i == 0u {
-        count[params.count_at] = 0u;
-    }
-    if i >= params.len {
-        return;
-    }
-    let kept = is_kept(i);
-    let place = places[i];
-    if kept {
-        keys_out[place] = keys_in[i];
-        move_value(i, place);
-    }
-    if i + 1u == params.len {
-        count[params.count_at] = place + u32(kept);
     }
 }

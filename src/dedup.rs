@@ -1,15 +1,15 @@
 //! Dedup (`dedup.wgsl`): the first (or last) of each run of consecutive equal keys, and their
-//! values. Mark, the crate's scan, scatter: one submission; the count comes back with the keys.
+//! values. `dedup_mark` flags the keys that stay and compaction (compact.rs) keeps them: one
+//! submission; the count comes back with the keys.
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::compact::{KeptValueBuffers, WORKGROUP_SIZE};
 use crate::device::{bind_elements, dispatch};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType};
 use crate::merge::{check_value_size, value_size};
-use crate::ops::{ReduceOp, ScanKind};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
-use crate::scan::ScanOptions;
 use crate::scratch::Scratch;
 use crate::{Error, Gpu};
 
@@ -21,21 +21,7 @@ pub(crate) static DEDUP_MARK: Kernel = Kernel {
     value_bindings: &[],
 };
 
-/// `dedup_scatter` in dedup.wgsl.
-pub(crate) static DEDUP_SCATTER: Kernel = Kernel {
-    file: "dedup",
-    entry: "dedup_scatter",
-    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ), (7, WRITE)],
-    value_bindings: &[(4, READ), (5, WRITE)],
-};
-
-/// `WORKGROUP_SIZE` in dedup.wgsl.
-const WORKGROUP_SIZE: usize = 256;
-
-/// The scratch temporaries dedup uses (scan.rs numbers its own from 0, set.rs from 40,
-/// radix_sort.rs from 42).
-const FLAGS: usize = 44;
-const PLACES: usize = 45;
+/// The scratch temporary of the slice forms' count (compact.rs takes 44 and 45).
 const COUNT: usize = 46;
 
 /// Which key of each run of equal keys [`Gpu::dedup_with`] keeps.
@@ -69,18 +55,7 @@ pub struct DedupBuffers<'a> {
     /// Receives the number of kept keys as a `u32` at offset 0.
     pub count: &'a wgpu::Buffer,
     /// Values moved with the keys, if any.
-    pub values: Option<DedupValueBuffers<'a>>,
-}
-
-/// Values of [`DedupBuffers`]: one per key, 4 or 8 bytes each.
-#[derive(Clone, Copy, Debug)]
-pub struct DedupValueBuffers<'a> {
-    /// The values.
-    pub values: &'a wgpu::Buffer,
-    /// Receives the kept keys' values.
-    pub out: &'a wgpu::Buffer,
-    /// Bytes per value: 4 or 8.
-    pub value_size: u32,
+    pub values: Option<KeptValueBuffers<'a>>,
 }
 
 /// `DedupParams` in dedup.wgsl.
@@ -88,21 +63,13 @@ pub struct DedupValueBuffers<'a> {
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct DedupParams {
     len: u32,
-    count_at: u32,
 }
 
-fn specialization(key: KeyType, keep: Keep, value_size: u32) -> Specialization {
-    let mut constants = vec![("KEEP_LAST", u32::from(keep == Keep::Last))];
-    let values = if value_size > 0 {
-        constants.push(("VALUE_WORDS", value_size / 4));
-        "lib/move_values/words"
-    } else {
-        "lib/move_values/none"
-    };
+fn specialization(key: KeyType, keep: Keep) -> Specialization {
     Specialization {
-        params: vec![("key", key.module()), ("move_values", values)],
-        constants,
-        with_values: value_size > 0,
+        params: vec![("key", key.module())],
+        constants: vec![("KEEP_LAST", u32::from(keep == Keep::Last))],
+        with_values: false,
     }
 }
 
@@ -208,7 +175,7 @@ impl Gpu {
         }
         self.check_arrays(&arrays)?;
         let values = buffers.values.map(|v| [v.values, v.out]);
-        let specialization = specialization(K::TYPE, options.keep, value_size);
+        let specialization = specialization(K::TYPE, options.keep);
         self.checked(|| {
             self.record_dedup(
                 encoder,
@@ -216,7 +183,7 @@ impl Gpu {
                 [buffers.keys, buffers.out],
                 values,
                 buffers.count,
-                (len, key_size, value_size),
+                (len, K::TYPE, value_size),
                 &specialization,
             )
         })?
@@ -232,11 +199,11 @@ impl Gpu {
                 max,
             });
         }
-        self.check_storage_buffers(&DEDUP_SCATTER, value_size > 0)?;
+        self.check_storage_buffers(&crate::compact::COMPACT, value_size > 0)?;
         self.check_storage_buffers(&crate::scan::SCAN, false)
     }
 
-    /// Records mark, scan and scatter: `keys[0]` (and `values[0]`) into `keys[1]` (and
+    /// Records the flags and the compaction: `keys[0]` (and `values[0]`) into `keys[1]` (and
     /// `values[1]`), the count into the first word of `count`.
     #[allow(clippy::too_many_arguments)]
     fn record_dedup(
@@ -246,99 +213,47 @@ impl Gpu {
         keys: [&wgpu::Buffer; 2],
         values: Option<[&wgpu::Buffer; 2]>,
         count: &wgpu::Buffer,
-        (len, key_size, value_size): (usize, u32, u32),
+        (len, key, value_size): (usize, KeyType, u32),
         specialization: &Specialization,
     ) -> Result<(), Error> {
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        // Room for whole vec4s, as the scan reads and writes them.
-        let words = (len as u64 + 4) * 4;
-        let flags = scratch.temporary(&self.device, FLAGS, words, usage);
-        let places = scratch.temporary(&self.device, PLACES, words, usage);
-        let placeholder = scratch.placeholder();
-        let params = self.uniform(
-            "wgmerge dedup params",
-            bytemuck::bytes_of(&DedupParams {
-                len: len as u32,
-                count_at: 0,
-            }),
-        );
-        let groups = self.dispatch_shape(len.div_ceil(WORKGROUP_SIZE) as u32)?;
-        let uniform = wgpu::BindGroupEntry {
-            binding: 0,
-            resource: params.as_entire_binding(),
-        };
-        let keys_in = wgpu::BindGroupEntry {
-            binding: 1,
-            resource: bind_elements(keys[0], 0, len, key_size, placeholder),
-        };
-        let mark = self.bind_group(
-            &DEDUP_MARK,
-            false,
-            &[
-                uniform.clone(),
-                keys_in.clone(),
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: bind_elements(&flags, 0, len, 4, placeholder),
-                },
-            ],
-        );
-        // With no keys only the scatter runs, to write the count of 0.
+        let flags = self.compact_flags(scratch, len);
         if len > 0 {
-            let pipeline = self.pipeline(&DEDUP_MARK, specialization)?;
-            dispatch(encoder, "dedup_mark", &pipeline, &mark, groups);
-            self.record_scan_into::<u32>(
-                encoder,
-                scratch,
-                (&flags, 0),
-                (&places, 0),
-                len,
-                ScanKind::Exclusive,
-                ReduceOp::Sum,
-                &ScanOptions::default(),
-            )?;
-        }
-        let mut entries = vec![
-            uniform,
-            keys_in,
-            wgpu::BindGroupEntry {
-                binding: 2,
-                // With no keys, a written binding still needs a buffer of its own.
-                resource: if len == 0 {
-                    flags.as_entire_binding()
-                } else {
-                    bind_elements(keys[1], 0, len, key_size, placeholder)
-                },
-            },
-            wgpu::BindGroupEntry {
-                binding: 6,
-                resource: bind_elements(&places, 0, len, 4, placeholder),
-            },
-            wgpu::BindGroupEntry {
-                binding: 7,
-                resource: bind_elements(count, 0, 1, 4, placeholder),
-            },
-        ];
-        if let Some(values) = values {
-            entries.extend([
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: bind_elements(values[0], 0, len, value_size, placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: if len == 0 {
-                        places.as_entire_binding()
-                    } else {
-                        bind_elements(values[1], 0, len, value_size, placeholder)
+            let placeholder = scratch.placeholder();
+            let params = self.uniform(
+                "wgmerge dedup params",
+                bytemuck::bytes_of(&DedupParams { len: len as u32 }),
+            );
+            let mark = self.bind_group(
+                &DEDUP_MARK,
+                false,
+                &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: params.as_entire_binding(),
                     },
-                },
-            ]);
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: bind_elements(keys[0], 0, len, key.size(), placeholder),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: bind_elements(&flags, 0, len, 4, placeholder),
+                    },
+                ],
+            );
+            let pipeline = self.pipeline(&DEDUP_MARK, specialization)?;
+            let groups = self.dispatch_shape(len.div_ceil(WORKGROUP_SIZE) as u32)?;
+            dispatch(encoder, "dedup_mark", &pipeline, &mark, groups);
         }
-        let scatter = self.bind_group(&DEDUP_SCATTER, values.is_some(), &entries);
-        let pipeline = self.pipeline(&DEDUP_SCATTER, specialization)?;
-        dispatch(encoder, "dedup_scatter", &pipeline, &scatter, groups);
-        Ok(())
+        self.record_compact(
+            encoder,
+            scratch,
+            &flags,
+            keys,
+            values,
+            count,
+            (len, key, value_size),
+        )
     }
 
     /// Upload, dedup, read back what was kept, through the host driver, in one piece.
@@ -374,8 +289,8 @@ impl Gpu {
             call.pieces[0].inputs.push(0..len);
         }
         let mut work = DedupWork {
-            specialization: specialization(K::TYPE, options.keep, value_size),
-            key_size: key_size as u32,
+            specialization: specialization(K::TYPE, options.keep),
+            key: K::TYPE,
             value_size,
             scratch: self.create_scratch(),
         };
@@ -387,7 +302,7 @@ impl Gpu {
 /// receive the kept ones, and the count comes from the GPU.
 struct DedupWork {
     specialization: Specialization,
-    key_size: u32,
+    key: KeyType,
     value_size: u32,
     scratch: Scratch,
 }
@@ -412,7 +327,7 @@ impl PieceWork for DedupWork {
             [&inputs[0], &outputs[0]],
             values,
             &count,
-            (len, self.key_size, self.value_size),
+            (len, self.key, self.value_size),
             &self.specialization,
         )?;
         let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
@@ -421,21 +336,17 @@ impl PieceWork for DedupWork {
     }
 }
 
-/// Every configuration of the dedup kernels, for the kernel tests.
+/// Every configuration of the dedup kernel, for the kernel tests.
 #[cfg(test)]
 pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
     for key in KeyType::ALL {
         for keep in [Keep::First, Keep::Last] {
-            for value_size in [0, 4, 8] {
-                for kernel in [&DEDUP_MARK, &DEDUP_SCATTER] {
-                    out.push(crate::kernel_tests::Configuration {
-                        kernel,
-                        specialization: specialization(key, keep, value_size),
-                        workgroup_memory: 0,
-                    });
-                }
-            }
+            out.push(crate::kernel_tests::Configuration {
+                kernel: &DEDUP_MARK,
+                specialization: specialization(key, keep),
+                workgroup_memory: 0,
+            });
         }
     }
     out

@@ -15,12 +15,14 @@ mod shader;
 // Tuning policies, and the one host driver every slice form goes through.
 mod host;
 mod tuning;
-// Primitives: the merge-path partition, the sortedness check, scan and reduce.
+// Primitives: the merge-path partition, the sortedness check, scan and reduce, compaction.
+mod compact;
 mod partition;
 mod scan;
 mod validate;
 // Operations.
 mod dedup;
+mod difference_by_key;
 mod merge;
 mod radix_sort;
 mod resident;
@@ -33,8 +35,10 @@ pub mod cpu;
 #[cfg(test)]
 mod kernel_tests;
 
-pub use dedup::{DedupBuffers, DedupOptions, DedupValueBuffers, Keep};
+pub use compact::KeptValueBuffers;
+pub use dedup::{DedupBuffers, DedupOptions, Keep};
 pub use device::Gpu;
+pub use difference_by_key::FilterBuffers;
 pub use error::{Error, Side};
 pub use key::{Key, KeyType, Order};
 pub use merge::{Algorithm, MergeBuffers, MergeOptions, ValueBuffers};

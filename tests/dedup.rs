@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{cpu, DedupBuffers, DedupOptions, DedupValueBuffers, Error, Keep, Order};
+use wgmerge::{cpu, DedupBuffers, DedupOptions, Error, Keep, KeptValueBuffers, Order};
 
 fn check<K: TestKey>(keys: &[K], keep: Keep, context: &str) {
     let options = DedupOptions { keep };
@@ -86,7 +86,7 @@ fn resident_form_writes_the_count() {
             len,
             out: &out,
             count: &count,
-            values: Some(DedupValueBuffers {
+            values: Some(KeptValueBuffers {
                 values: &v,
                 out: &vout,
                 value_size: 4,

@@ -3,6 +3,7 @@
 //! `total_cmp`); the `_ordered` forms take an [`Order`](crate::Order), the others are ascending.
 
 mod dedup;
+mod difference_by_key;
 mod merge;
 mod partition;
 mod radix_sort;
@@ -14,6 +15,7 @@ mod sort;
 mod tests;
 
 pub use dedup::dedup_pairs;
+pub use difference_by_key::difference_by_key_pairs;
 pub use merge::{merge, merge_ordered, merge_pairs, merge_pairs_ordered};
 pub use partition::{co_rank, co_rank_ordered};
 pub use radix_sort::{key_bits, radix_sort_pairs_ordered};
