@@ -46,7 +46,7 @@ pub use ops::{ReduceOp, Scalar, ScanKind, SetOperation};
 pub use scan::{ReduceBuffers, ScanBuffers, ScanOptions, ScanStrategy};
 pub use scratch::Scratch;
 pub use search::{Bound, SearchBuffers, SearchOptions};
-pub use set::SetOptions;
+pub use set::{SetBuffers, SetOptions};
 pub use sort::{SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers};
 /// The wgpu this crate is built on, so that applications use the same version.
 pub use wgpu;

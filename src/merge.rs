@@ -286,7 +286,8 @@ pub struct MergeBuffers<'a> {
     pub values: Option<ValueBuffers<'a>>,
 }
 
-/// Values moving with the keys in [`MergeBuffers`]: one per key of A, of B and of the output,
+/// Values moving with the keys in [`MergeBuffers`] and [`SetBuffers`](crate::SetBuffers): one
+/// per key of A, of B and of the output,
 /// with the same usages as the key buffers.
 #[derive(Clone, Copy, Debug)]
 pub struct ValueBuffers<'a> {

@@ -10,7 +10,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::device::bind_elements;
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{values_module, Key, KeyType, Order};
-use crate::merge::{HostValues, VALUE_BINDINGS};
+use crate::merge::{check_value_size, HostValues, ValueBuffers, VALUE_BINDINGS};
 use crate::ops::{ReduceOp, ScanKind, SetOperation};
 use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -30,6 +30,27 @@ pub struct SetOptions {
     /// with the first out-of-order keys if not (as [`crate::MergeOptions::validate`]). Costs one
     /// extra read of the inputs.
     pub validate: bool,
+}
+
+/// The caller's GPU buffers for [`Gpu::encode_set_operation`]: sorted keys of the [`Key`] type
+/// the call names, from offset 0. Every buffer needs `STORAGE` (`count` also `COPY_DST`), and
+/// each written one must be a buffer of its own.
+#[derive(Clone, Copy, Debug)]
+pub struct SetBuffers<'a> {
+    /// The first input.
+    pub a: &'a wgpu::Buffer,
+    /// Keys in `a`.
+    pub a_len: usize,
+    /// The second input.
+    pub b: &'a wgpu::Buffer,
+    /// Keys in `b`.
+    pub b_len: usize,
+    /// Receives the kept keys: room for `a_len + b_len`.
+    pub out: &'a wgpu::Buffer,
+    /// Receives the number kept as a `u32` at offset 0.
+    pub count: &'a wgpu::Buffer,
+    /// Values moved with the keys, if any.
+    pub values: Option<ValueBuffers<'a>>,
 }
 
 /// `set_count` in set.wgsl.
@@ -201,6 +222,64 @@ impl Gpu {
         Ok((keys.into_vec(kept), kept_values.into_vec(kept)))
     }
 
+    /// Records `operation` on GPU-resident sorted `buffers` into `encoder`; nothing is read
+    /// back. The kept keys (and values) go to `out` in merge order, their number to the first
+    /// word of `count`, which needs `COPY_DST` besides `STORAGE`. Both inputs together must fit
+    /// one storage binding ([`Gpu::max_set_len`]). `options.validate` needs a readback and is
+    /// [`Error::InvalidOptions`] here.
+    pub fn encode_set_operation<K: Key>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        operation: SetOperation,
+        buffers: &SetBuffers<'_>,
+        options: &SetOptions,
+    ) -> Result<(), Error> {
+        self.check_lost()?;
+        if options.validate {
+            return Err(Error::InvalidOptions(
+                "validate reports unsorted input with a readback; the encoder form has none".into(),
+            ));
+        }
+        let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
+        let (m, n) = (buffers.a_len, buffers.b_len);
+        let plan = self.plan_set(operation, K::TYPE, (m, n), value_size, options.order)?;
+        let key_size = K::TYPE.size();
+        let mut arrays = vec![
+            ("a", buffers.a, m, key_size, false),
+            ("b", buffers.b, n, key_size, false),
+            ("out", buffers.out, m + n, key_size, true),
+            ("count", buffers.count, 1, 4, true),
+        ];
+        if let Some(values) = &buffers.values {
+            arrays.push(("a values", values.a, m, value_size, false));
+            arrays.push(("b values", values.b, n, value_size, false));
+            arrays.push(("out values", values.out, m + n, value_size, true));
+        }
+        self.check_arrays(&arrays)?;
+        if !buffers.count.usage().contains(wgpu::BufferUsages::COPY_DST) {
+            return Err(Error::MissingUsage {
+                buffer: "count",
+                needed: wgpu::BufferUsages::COPY_DST,
+            });
+        }
+        self.checked(|| {
+            if m + n == 0 {
+                encoder.clear_buffer(buffers.count, 0, Some(4));
+                return Ok(());
+            }
+            let arrays = SetArrays {
+                a: buffers.a,
+                b: buffers.b,
+                out: buffers.out,
+                values: buffers.values.map(|v| (v.a, v.b, v.out)),
+            };
+            let (kept, at) = self.record_set(encoder, scratch, &arrays, &plan)?;
+            encoder.copy_buffer_to_buffer(&kept, at, buffers.count, 0, 4);
+            Ok::<_, Error>(())
+        })?
+    }
+
     /// The longest pair of inputs (`a.len() + b.len()`) a set operation takes on this device for
     /// `key` keys with values of `value_size` bytes (0 for none): what one storage binding holds.
     pub fn max_set_len(&self, key: KeyType, value_size: u32) -> usize {
@@ -254,7 +333,7 @@ impl Gpu {
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
-        buffers: &SetBuffers<'_>,
+        buffers: &SetArrays<'_>,
         plan: &SetPlan,
     ) -> Result<(wgpu::Buffer, u64), Error> {
         let tiles = plan.tiles;
@@ -427,7 +506,7 @@ struct SetPlan {
 }
 
 /// The buffers of a set operation: A, B, the output, and values (A's, B's, the output's).
-struct SetBuffers<'a> {
+struct SetArrays<'a> {
     a: &'a wgpu::Buffer,
     b: &'a wgpu::Buffer,
     out: &'a wgpu::Buffer,
@@ -463,7 +542,7 @@ impl<K: Key> PieceWork for SetWork<'_, K> {
             gpu.record_validate(encoder, (K::TYPE, order), &inputs[1], n, &checks, 1)?;
             words = vec![(checks.clone(), 0), (checks, 4)];
         }
-        let buffers = SetBuffers {
+        let buffers = SetArrays {
             a: &inputs[0],
             b: &inputs[1],
             out: &outputs[0],

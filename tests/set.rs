@@ -196,3 +196,116 @@ fn validate_reports_the_first_unsorted_key() {
         }
     }
 }
+
+/// The encoder form: every operation on GPU buffers, with values, the count left in the
+/// caller's buffer; and what it refuses.
+#[test]
+fn resident_set_operations_leave_the_count_on_the_gpu() {
+    use wgmerge::{SetBuffers, ValueBuffers};
+    let gpu = gpu();
+    let mut rng = rng("set::resident");
+    let count_buffer = || {
+        gpu.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("count"),
+            size: 4,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    };
+    for operation in SetOperation::ALL {
+        for (m, n) in [(0usize, 0usize), (0, 7), (3000, 2000), (20_000, 1)] {
+            let (a, b) = Shape::HeavyDuplicates.keys::<u32>(&mut rng, m, n, Order::Ascending);
+            let a_values: Vec<u32> = (0..m as u32).collect();
+            let b_values: Vec<u32> = (0..n as u32).map(|i| i + 1_000_000).collect();
+            let out_room = vec![0u32; m + n];
+            let [ab, bb, out, av, bv, vout] =
+                [&a, &b, &out_room, &a_values, &b_values, &out_room].map(|d| storage_buffer(d));
+            let count = count_buffer();
+            let buffers = SetBuffers {
+                a: &ab,
+                a_len: m,
+                b: &bb,
+                b_len: n,
+                out: &out,
+                count: &count,
+                values: Some(ValueBuffers {
+                    a: &av,
+                    b: &bv,
+                    out: &vout,
+                    value_size: 4,
+                }),
+            };
+            let mut encoder = gpu.device().create_command_encoder(&Default::default());
+            gpu.encode_set_operation::<u32>(
+                &mut encoder,
+                &gpu.create_scratch(),
+                operation,
+                &buffers,
+                &Default::default(),
+            )
+            .unwrap();
+            gpu.queue().submit([encoder.finish()]);
+            let (want_keys, want_values) = cpu::set_operation_pairs_ordered(
+                operation,
+                &a,
+                &a_values,
+                &b,
+                &b_values,
+                Order::Ascending,
+            );
+            let context = format!("{operation:?} {m}/{n}");
+            let kept = read_buffer(&count, 1)[0] as usize;
+            assert_eq!(kept, want_keys.len(), "{context}");
+            assert_eq!(read_buffer(&out, kept), want_keys, "{context}");
+            assert_eq!(read_buffer(&vout, kept), want_values, "{context}");
+        }
+    }
+    // A count buffer without COPY_DST, and validate, are errors.
+    let x = storage_buffer(&[1, 2, 3]);
+    let y = storage_buffer(&[2]);
+    let out = storage_buffer(&[0; 4]);
+    let no_copy = storage_buffer(&[0]);
+    let buffers = SetBuffers {
+        a: &x,
+        a_len: 3,
+        b: &y,
+        b_len: 1,
+        out: &out,
+        count: &no_copy,
+        values: None,
+    };
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let scratch = gpu.create_scratch();
+    let result = gpu.encode_set_operation::<u32>(
+        &mut encoder,
+        &scratch,
+        SetOperation::Union,
+        &buffers,
+        &Default::default(),
+    );
+    assert!(
+        matches!(result, Err(Error::MissingUsage { .. })),
+        "{result:?}"
+    );
+    let validate = SetOptions {
+        validate: true,
+        ..Default::default()
+    };
+    let count = count_buffer();
+    let result = gpu.encode_set_operation::<u32>(
+        &mut encoder,
+        &scratch,
+        SetOperation::Union,
+        &SetBuffers {
+            count: &count,
+            ..buffers
+        },
+        &validate,
+    );
+    assert!(
+        matches!(result, Err(Error::InvalidOptions(_))),
+        "{result:?}"
+    );
+}
