@@ -24,6 +24,7 @@ mod validate;
 mod dedup;
 mod difference_by_key;
 mod merge;
+mod merge_many;
 mod radix_sort;
 mod resident;
 mod search;

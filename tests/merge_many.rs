@@ -1,0 +1,87 @@
+//! Many-way merge against the CPU's stable sort of the runs end to end (the stable merge by run
+//! index): every key type and order, 1 to 65536 runs of unequal lengths, empty runs, and pairs
+//! whose values name their run and index.
+
+mod common;
+
+use common::*;
+use rand::Rng;
+use wgmerge::{cpu, Error, Order};
+
+fn check<K: TestKey>(runs: &[Vec<K>], order: Order, context: &str) {
+    let refs: Vec<&[K]> = runs.iter().map(Vec::as_slice).collect();
+    let all: Vec<K> = runs.iter().flatten().copied().collect();
+    // Each value: its run in the high half, its index in the run in the low half.
+    let values: Vec<Vec<u64>> = runs
+        .iter()
+        .enumerate()
+        .map(|(r, run)| {
+            (0..run.len() as u64)
+                .map(|i| (r as u64) << 32 | i)
+                .collect()
+        })
+        .collect();
+    let all_values: Vec<u64> = values.iter().flatten().copied().collect();
+    let (want_keys, want_values) = cpu::sort_pairs_ordered(&all, &all_values, order);
+    let got = gpu()
+        .merge_many_with(&refs, order)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    assert_same_keys(&got, &want_keys, context);
+    let pairs: Vec<(&[K], &[u64])> = runs
+        .iter()
+        .zip(&values)
+        .map(|(k, v)| (k.as_slice(), v.as_slice()))
+        .collect();
+    let (got_keys, got_values) = gpu()
+        .merge_many_pairs_with(&pairs, order)
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    assert_same_keys(&got_keys, &want_keys, context);
+    assert_same(&got_values, &want_values, context);
+}
+
+/// `k` sorted runs of random lengths up to `longest`, some empty, keys from a narrow range so
+/// that equal keys meet across runs.
+fn runs<K: TestKey>(
+    rng: &mut rand::rngs::StdRng,
+    k: usize,
+    longest: usize,
+    order: Order,
+) -> Vec<Vec<K>> {
+    (0..k)
+        .map(|_| {
+            let len = if rng.random_bool(0.1) {
+                0
+            } else {
+                rng.random_range(0..=longest)
+            };
+            let (run, _) = Shape::HeavyDuplicates.keys::<K>(rng, len, 0, order);
+            run
+        })
+        .collect()
+}
+
+fn every_key_type_and_order<K: TestKey>() {
+    let mut rng = rng(&format!("merge_many::<{}>", K::TYPE.name()));
+    for order in [Order::Ascending, Order::Descending] {
+        for (k, longest) in [(1, 1000), (2, 5000), (3, 1), (17, 300), (1024, 40)] {
+            let runs = runs::<K>(&mut rng, k, longest, order);
+            check(&runs, order, &format!("{} {order:?} k={k}", K::TYPE.name()));
+        }
+    }
+}
+
+every_key_type!(every_key_type_and_order);
+
+#[test]
+fn many_runs_and_empty_ones() {
+    let mut rng = rng("merge_many::many");
+    let runs = runs::<u32>(&mut rng, 65_536, 4, Order::Ascending);
+    check(&runs, Order::Ascending, "k=65536");
+    let empty: Vec<Vec<u32>> = vec![Vec::new(); 5];
+    check(&empty, Order::Ascending, "all empty");
+    assert!(gpu().merge_many::<u32>(&[]).unwrap().is_empty());
+    assert!(matches!(
+        gpu().merge_many_pairs(&[(&[1u32, 2][..], &[1u32][..])]),
+        Err(Error::LengthMismatch { .. })
+    ));
+}
