@@ -15,9 +15,13 @@
 // lanes in its mask plus the keys of its digit in earlier rounds. Stable, so descending order is
 // the ascending sort of each digit's complement.
 
+// key_len() is params.len, or a count that earlier GPU work wrote (lib/key_count): the dispatch
+// and the histograms' layout are params.len's, and tiles beyond the count find no keys.
+
 #import lib/dispatch
 #import key
 #import move_values
+#import key_count
 
 struct RadixParams {
     len: u32,
@@ -37,6 +41,7 @@ struct RadixParams {
 override DESCENDING: bool = false;
 // Rounds of WORKGROUP_SIZE keys per tile.
 override ROUNDS: u32 = 8u;
+
 
 const WORKGROUP_SIZE: u32 = 256u;
 const RADIX: u32 = 256u;
@@ -70,10 +75,11 @@ fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     }
     atomicStore(&wg_counts[lid], 0u);
     workgroupBarrier();
+    let len = key_len();
     let base = tile * ROUNDS * WORKGROUP_SIZE;
     for (var round = 0u; round < ROUNDS; round++) {
         let i = base + round * WORKGROUP_SIZE + lid;
-        if i < params.len {
+        if i < len {
             atomicAdd(&wg_counts[digit_of(keys_in[i])], 1u);
         }
     }
@@ -100,10 +106,11 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     workgroupBarrier();
     let word = lid / 32u;
     let bit = 1u << (lid % 32u);
+    let len = key_len();
     let base = tile * ROUNDS * WORKGROUP_SIZE;
     for (var round = 0u; round < ROUNDS; round++) {
         let i = base + round * WORKGROUP_SIZE + lid;
-        let valid = i < params.len;
+        let valid = i < len;
         var key: Key;
         var digit = 0u;
         if valid {

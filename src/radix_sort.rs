@@ -33,6 +33,20 @@ pub(crate) static RADIX_SCATTER: Kernel = Kernel {
     value_bindings: &[(4, READ), (5, WRITE)],
 };
 
+/// The kernels when the number of keys comes from a GPU buffer (lib/key_count/buffer).
+pub(crate) static RADIX_HISTOGRAM_COUNTED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_histogram",
+    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE), (8, READ)],
+    value_bindings: &[],
+};
+pub(crate) static RADIX_SCATTER_COUNTED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter",
+    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ), (8, READ)],
+    value_bindings: &[(4, READ), (5, WRITE)],
+};
+
 /// `WORKGROUP_SIZE` and `RADIX` in radix_sort.wgsl.
 const WORKGROUP_SIZE: usize = 256;
 const RADIX: usize = 256;
@@ -62,6 +76,8 @@ pub(crate) struct RadixPlan {
     value_size: u32,
     /// Each pass's first bit and digit mask.
     passes: Vec<(u32, u32)>,
+    /// Whether the number of keys comes from a GPU buffer (`len` is then the capacity).
+    counted: bool,
     specialization: Specialization,
 }
 
@@ -77,7 +93,7 @@ fn digit_passes(bits: Range<u32>) -> Vec<(u32, u32)> {
         .collect()
 }
 
-fn specialization(key: KeyType, order: Order, value_size: u32) -> Specialization {
+fn specialization(key: KeyType, order: Order, value_size: u32, counted: bool) -> Specialization {
     let mut constants = vec![
         ("DESCENDING", u32::from(order == Order::Descending)),
         ("ROUNDS", RADIX_ROUNDS),
@@ -88,8 +104,17 @@ fn specialization(key: KeyType, order: Order, value_size: u32) -> Specialization
     } else {
         "lib/move_values/none"
     };
+    let count = if counted {
+        "lib/key_count/buffer"
+    } else {
+        "lib/key_count/host"
+    };
     Specialization {
-        params: vec![("key", key.module()), ("move_values", values)],
+        params: vec![
+            ("key", key.module()),
+            ("move_values", values),
+            ("key_count", count),
+        ],
         constants,
         with_values: value_size > 0,
     }
@@ -109,6 +134,7 @@ impl Gpu {
         value_size: u32,
         order: Order,
         bits: Option<Range<u32>>,
+        counted: bool,
     ) -> Result<RadixPlan, Error> {
         let bits = bits.unwrap_or(0..key.bits());
         if bits.start > bits.end || bits.end > key.bits() {
@@ -136,19 +162,23 @@ impl Gpu {
             key_size: key.size(),
             value_size,
             passes: digit_passes(bits),
-            specialization: specialization(key, order, value_size),
+            counted,
+            specialization: specialization(key, order, value_size, counted),
         })
     }
 
     /// Records `plan`'s passes over `keys[0]` (and `values[0]`), with the second buffers as
     /// temporaries; returns which buffer holds the result (the number of passes, mod 2). With
-    /// `end_in_place`, an odd number of passes gets one more that moves the result back.
+    /// `end_in_place`, an odd number of passes gets one more that moves the result back. A
+    /// counted plan takes the number of keys from the first word of `count`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record_radix_sort(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
         keys: [&wgpu::Buffer; 2],
         values: Option<[&wgpu::Buffer; 2]>,
+        count: Option<&wgpu::Buffer>,
         plan: &RadixPlan,
         end_in_place: bool,
     ) -> Result<usize, Error> {
@@ -161,8 +191,13 @@ impl Gpu {
         if plan.len == 0 || passes.is_empty() {
             return Ok(0);
         }
-        let histogram = self.pipeline(&RADIX_HISTOGRAM, &plan.specialization)?;
-        let scatter = self.pipeline(&RADIX_SCATTER, &plan.specialization)?;
+        let (histogram_kernel, scatter_kernel) = if plan.counted {
+            (&RADIX_HISTOGRAM_COUNTED, &RADIX_SCATTER_COUNTED)
+        } else {
+            (&RADIX_HISTOGRAM, &RADIX_SCATTER)
+        };
+        let histogram = self.pipeline(histogram_kernel, &plan.specialization)?;
+        let scatter = self.pipeline(scatter_kernel, &plan.specialization)?;
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         // A multiple of 4 words: the scan reads them as whole vec4s.
         let words = plan.tiles * RADIX;
@@ -190,18 +225,20 @@ impl Gpu {
                 binding: 0,
                 resource: params.as_entire_binding(),
             };
-            let counted = self.bind_group(
-                &RADIX_HISTOGRAM,
-                false,
-                &[
-                    uniform.clone(),
-                    keys_in.clone(),
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: bind_elements(&counts, 0, words, 4, placeholder),
-                    },
-                ],
-            );
+            let key_count = count.map(|count| wgpu::BindGroupEntry {
+                binding: 8,
+                resource: bind_elements(count, 0, 1, 4, placeholder),
+            });
+            let mut entries = vec![
+                uniform.clone(),
+                keys_in.clone(),
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: bind_elements(&counts, 0, words, 4, placeholder),
+                },
+            ];
+            entries.extend(key_count.clone());
+            let counted = self.bind_group(histogram_kernel, false, &entries);
             dispatch(encoder, "radix_histogram", &histogram, &counted, groups);
             self.record_scan_into::<u32>(
                 encoder,
@@ -237,7 +274,8 @@ impl Gpu {
                     },
                 ]);
             }
-            let scattered = self.bind_group(&RADIX_SCATTER, values.is_some(), &entries);
+            entries.extend(key_count);
+            let scattered = self.bind_group(scatter_kernel, values.is_some(), &entries);
             dispatch(encoder, "radix_scatter", &scatter, &scattered, groups);
         }
         Ok(passes.len() % 2)
@@ -251,15 +289,20 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     for key in KeyType::ALL {
         for order in [Order::Ascending, Order::Descending] {
             for value_size in [0, 4, 8] {
-                for kernel in [&RADIX_HISTOGRAM, &RADIX_SCATTER] {
+                for (histogram, scatter, counted) in [
+                    (&RADIX_HISTOGRAM, &RADIX_SCATTER, false),
+                    (&RADIX_HISTOGRAM_COUNTED, &RADIX_SCATTER_COUNTED, true),
+                ] {
+                    let specialization = specialization(key, order, value_size, counted);
                     out.push(crate::kernel_tests::Configuration {
-                        kernel,
-                        specialization: specialization(key, order, value_size),
-                        workgroup_memory: if std::ptr::eq(kernel, &RADIX_SCATTER) {
-                            workgroup_memory()
-                        } else {
-                            (RADIX * 4) as u64
-                        },
+                        kernel: histogram,
+                        specialization: specialization.clone(),
+                        workgroup_memory: (RADIX * 4) as u64,
+                    });
+                    out.push(crate::kernel_tests::Configuration {
+                        kernel: scatter,
+                        specialization,
+                        workgroup_memory: workgroup_memory(),
                     });
                 }
             }

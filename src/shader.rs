@@ -21,6 +21,8 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/keys/i64"),
     wgsl!("lib/keys/u32"),
     wgsl!("lib/keys/u64"),
+    wgsl!("lib/key_count/buffer"),
+    wgsl!("lib/key_count/host"),
     wgsl!("lib/merge_io"),
     wgsl!("lib/merge_path/keys"),
     wgsl!("lib/merge_path/pairs"),

@@ -188,7 +188,7 @@ impl Gpu {
     ) -> Result<usize, Error> {
         let value_size = values.map_or(0, |(_, size)| size);
         let len = keys.len();
-        self.plan_any_sort(K::TYPE, len, value_size, options)?;
+        self.plan_any_sort(K::TYPE, len, value_size, false, options)?;
         if len == 0 {
             return Ok(0);
         }
@@ -266,15 +266,51 @@ impl Gpu {
         buffers: &SortBuffers<'_>,
         options: &SortOptions,
     ) -> Result<(), Error> {
+        self.encode_sort_inner::<K>(encoder, scratch, buffers, None, options)
+    }
+
+    /// [`Gpu::encode_sort`] of as many keys as the first `u32` of `count` says, written there by
+    /// earlier GPU work (a renderer's culling pass, say), so nothing is read back to learn it.
+    /// `buffers.len` is the capacity: the buffers' room, and the most keys sorted (a larger
+    /// count is taken as the capacity). Keys beyond the count are left as they are. Radix sort
+    /// only; `count` needs `STORAGE`.
+    pub fn encode_sort_counted<K: Key>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        buffers: &SortBuffers<'_>,
+        count: &wgpu::Buffer,
+        options: &SortOptions,
+    ) -> Result<(), Error> {
+        if options.algorithm != SortAlgorithm::Radix {
+            return Err(Error::InvalidOptions(
+                "a count from the GPU needs SortAlgorithm::Radix".into(),
+            ));
+        }
+        self.encode_sort_inner::<K>(encoder, scratch, buffers, Some(count), options)
+    }
+
+    fn encode_sort_inner<K: Key>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        buffers: &SortBuffers<'_>,
+        count: Option<&wgpu::Buffer>,
+        options: &SortOptions,
+    ) -> Result<(), Error> {
         self.check_lost()?;
         let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
-        let plan = self.plan_any_sort(K::TYPE, buffers.len, value_size, options)?;
+        let plan =
+            self.plan_any_sort(K::TYPE, buffers.len, value_size, count.is_some(), options)?;
         let key_size = K::TYPE.size();
         let len = buffers.len;
         let mut arrays = vec![
             ("keys", buffers.keys, len, key_size, true),
             ("temp", buffers.temp, len, key_size, true),
         ];
+        if let Some(count) = count {
+            arrays.push(("count", count, 1, 4, false));
+        }
         if let Some(values) = &buffers.values {
             arrays.push(("values", values.values, len, value_size, true));
             arrays.push(("values temp", values.temp, len, value_size, true));
@@ -286,8 +322,9 @@ impl Gpu {
         let keys = [buffers.keys, buffers.temp];
         let values = buffers.values.map(|v| [v.values, v.temp]);
         let result = match &plan {
-            SortPlanned::Radix(plan) => self
-                .checked(|| self.record_radix_sort(encoder, scratch, keys, values, plan, true))??,
+            SortPlanned::Radix(plan) => self.checked(|| {
+                self.record_radix_sort(encoder, scratch, keys, values, count, plan, true)
+            })??,
             SortPlanned::Merge(plan) => {
                 let prepared =
                     self.checked(|| self.prepare_sort(scratch, keys, values, plan, true))??;
@@ -304,6 +341,7 @@ impl Gpu {
         key: KeyType,
         len: usize,
         value_size: u32,
+        counted: bool,
         options: &SortOptions,
     ) -> Result<SortPlanned, Error> {
         match options.algorithm {
@@ -323,7 +361,8 @@ impl Gpu {
                     });
                 }
                 let bits = options.bits.clone();
-                let plan = self.plan_radix_sort(key, len, value_size, options.order, bits)?;
+                let plan =
+                    self.plan_radix_sort(key, len, value_size, options.order, bits, counted)?;
                 Ok(SortPlanned::Radix(plan))
             }
             SortAlgorithm::Merge => {
@@ -543,13 +582,13 @@ impl PieceWork for SortWork<'_> {
         outputs: &[wgpu::Buffer],
     ) -> Result<Recorded, Error> {
         let len = piece.output.len();
-        let plan = gpu.plan_any_sort(self.key, len, self.value_size, self.options)?;
+        let plan = gpu.plan_any_sort(self.key, len, self.value_size, false, self.options)?;
         let keys = [&inputs[0], &outputs[0]];
         let values = (self.value_size > 0).then(|| [&inputs[1], &outputs[1]]);
         // Here the result may stay in the temporary buffers: no extra pass.
         let result = match &plan {
             SortPlanned::Radix(plan) => {
-                gpu.record_radix_sort(encoder, &self.scratch, keys, values, plan, false)?
+                gpu.record_radix_sort(encoder, &self.scratch, keys, values, None, plan, false)?
             }
             SortPlanned::Merge(plan) => {
                 let prepared = gpu.prepare_sort(&self.scratch, keys, values, plan, false)?;

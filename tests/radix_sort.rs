@@ -256,3 +256,75 @@ fn options_each_algorithm_refuses() {
     };
     assert_eq!(gpu.sort_with(&[3i64, -1], &all).unwrap(), [-1, 3]);
 }
+
+/// A count written on the GPU: the sort takes that many keys (at most the capacity) and leaves
+/// the rest as they are, with an even or an odd number of passes.
+#[test]
+fn counted_sorts_take_the_count_from_the_gpu() {
+    let gpu = gpu();
+    let mut rng = rng("radix::counted");
+    let capacity = 10_000usize;
+    let keys: Vec<u32> = (0..capacity).map(|_| rng.random()).collect();
+    let values: Vec<u32> = (0..capacity as u32).collect();
+    for bits in [None, Some(0..8)] {
+        for count in [0u32, 1, 777, 10_000, 20_000] {
+            let [k, kt, v, vt, c] =
+                [&keys, &keys, &values, &values, &vec![count]].map(|data| storage_buffer(data));
+            let sort = SortBuffers {
+                keys: &k,
+                temp: &kt,
+                len: capacity,
+                values: Some(SortValueBuffers {
+                    values: &v,
+                    temp: &vt,
+                    value_size: 4,
+                }),
+            };
+            let options = SortOptions {
+                bits: bits.clone(),
+                ..Default::default()
+            };
+            let mut encoder = gpu.device().create_command_encoder(&Default::default());
+            gpu.encode_sort_counted::<u32>(
+                &mut encoder,
+                &gpu.create_scratch(),
+                &sort,
+                &c,
+                &options,
+            )
+            .unwrap();
+            gpu.queue().submit([encoder.finish()]);
+            let n = (count as usize).min(capacity);
+            let (mut want_keys, mut want_values) = cpu::radix_sort_pairs_ordered(
+                &keys[..n],
+                &values[..n],
+                bits.clone().unwrap_or(0..32),
+                Order::Ascending,
+            );
+            want_keys.extend_from_slice(&keys[n..]);
+            want_values.extend_from_slice(&values[n..]);
+            let context = format!("count={count} bits={bits:?}");
+            assert_eq!(read_buffer(&k, capacity), want_keys, "{context}");
+            assert_eq!(read_buffer(&v, capacity), want_values, "{context}");
+        }
+    }
+    // Merge sort cannot take its count from the GPU.
+    let [k, kt, c] = [&keys, &keys, &vec![5]].map(|data| storage_buffer(data));
+    let sort = SortBuffers {
+        keys: &k,
+        temp: &kt,
+        len: capacity,
+        values: None,
+    };
+    let merge = SortOptions {
+        algorithm: SortAlgorithm::Merge,
+        ..Default::default()
+    };
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let result =
+        gpu.encode_sort_counted::<u32>(&mut encoder, &gpu.create_scratch(), &sort, &c, &merge);
+    assert!(
+        matches!(result, Err(Error::InvalidOptions(_))),
+        "{result:?}"
+    );
+}
