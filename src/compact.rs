@@ -6,7 +6,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::device::{bind_elements, dispatch};
-use crate::key::KeyType;
+use crate::host::{self, Call, Piece, PieceWork, Recorded};
+use crate::key::{move_values_module, Key, KeyType};
 use crate::ops::{ReduceOp, ScanKind};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scan::ScanOptions;
@@ -35,6 +36,19 @@ pub(crate) const WORKGROUP_SIZE: usize = 256;
 /// radix_sort.rs from 42).
 const FLAGS: usize = 44;
 const PLACES: usize = 45;
+/// The slice forms' count.
+const COUNT: usize = 46;
+
+/// Records an operation's flags: given the key arrays it reads (the keys selected first, then
+/// any other input, each with its length), writes one `u32` per selected key into the flags
+/// buffer, 1 to keep. Called only when there are keys.
+pub(crate) type Mark<'a> = dyn FnMut(
+        &mut wgpu::CommandEncoder,
+        &Scratch,
+        &[(&wgpu::Buffer, usize)],
+        &wgpu::Buffer,
+    ) -> Result<(), Error>
+    + 'a;
 
 /// Values of [`DedupBuffers`](crate::DedupBuffers) and [`FilterBuffers`](crate::FilterBuffers):
 /// one per key, 4 or 8 bytes each; the kept keys' values go to `out`.
@@ -57,14 +71,7 @@ struct CompactParams {
 }
 
 fn specialization(key: KeyType, value_size: u32) -> Specialization {
-    let (values, constants) = if value_size > 0 {
-        (
-            "lib/move_values/words",
-            vec![("VALUE_WORDS", value_size / 4)],
-        )
-    } else {
-        ("lib/move_values/none", vec![])
-    };
+    let (values, constants) = move_values_module(value_size);
     Specialization {
         params: vec![("key", key.module()), ("move_values", values)],
         constants,
@@ -73,18 +80,91 @@ fn specialization(key: KeyType, value_size: u32) -> Specialization {
 }
 
 impl Gpu {
-    /// The flags of `len` elements, from the scratch, for an operation's kernel to write (one
-    /// `u32` each, 1 to keep) before [`Gpu::record_compact`].
-    pub(crate) fn compact_flags(&self, scratch: &Scratch, len: usize) -> wgpu::Buffer {
+    /// Records a selection: `mark`'s flags over `inputs` (the selected keys `keys[0]` first,
+    /// then any other key input), then the compaction of `keys[0]` (and `values[0]`) into
+    /// `keys[1]` (and `values[1]`), the number kept into the first word of `count`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record_select(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        inputs: &[(&wgpu::Buffer, usize)],
+        out: &wgpu::Buffer,
+        values: Option<[&wgpu::Buffer; 2]>,
+        count: &wgpu::Buffer,
+        (key, value_size): (KeyType, u32),
+        mark: &mut Mark<'_>,
+    ) -> Result<(), Error> {
+        let (keys, len) = inputs[0];
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         // Room for whole vec4s, as the scan reads them.
-        scratch.temporary(&self.device, FLAGS, (len as u64 + 4) * 4, usage)
+        let flags = scratch.temporary(&self.device, FLAGS, (len as u64 + 4) * 4, usage);
+        if len > 0 {
+            mark(encoder, scratch, inputs, &flags)?;
+        }
+        self.record_compact(
+            encoder,
+            scratch,
+            &flags,
+            [keys, out],
+            values,
+            count,
+            (len, key, value_size),
+        )
+    }
+
+    /// A selection's slice form, through the host driver in one piece: `keys` (and `other`, a
+    /// second key input `mark` reads, and `values`) go up, the kept keys (and values) come back,
+    /// their number first, from the GPU.
+    pub(crate) async fn select_host<K: Key>(
+        &self,
+        keys: &[K],
+        other: Option<&[K]>,
+        values: Option<(&[u8], u32)>,
+        destinations: host::Destinations<'_, '_>,
+        mark: &mut Mark<'_>,
+    ) -> Result<usize, Error> {
+        let len = keys.len();
+        if len == 0 {
+            return Ok(0);
+        }
+        let key_size = K::TYPE.size() as usize;
+        let mut call = Call {
+            inputs: vec![(bytemuck::cast_slice(keys), key_size)],
+            output_sizes: vec![key_size],
+            pieces: vec![Piece {
+                inputs: std::iter::once(0..len).collect(),
+                output: 0..len,
+            }],
+            input_room: vec![len],
+            output_room: len,
+        };
+        if let Some(other) = other {
+            call.inputs.push((bytemuck::cast_slice(other), key_size));
+            call.input_room.push(other.len());
+            call.pieces[0].inputs.push(0..other.len());
+        }
+        let value_size = values.map_or(0, |(_, size)| size);
+        if let Some((bytes, size)) = values {
+            call.inputs.push((bytes, size as usize));
+            call.input_room.push(len);
+            call.output_sizes.push(size as usize);
+            call.pieces[0].inputs.push(0..len);
+        }
+        let mut work = SelectWork {
+            key: K::TYPE,
+            value_size,
+            key_inputs: 1 + usize::from(other.is_some()),
+            scratch: self.create_scratch(),
+            mark,
+        };
+        host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
     }
 
     /// Records the scan of `flags` and the compaction of `keys[0]` (and `values[0]`) into
     /// `keys[1]` (and `values[1]`), the number kept into the first word of `count`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn record_compact(
+    fn record_compact(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
@@ -160,6 +240,48 @@ impl Gpu {
         let groups = self.dispatch_shape(len.div_ceil(WORKGROUP_SIZE) as u32)?;
         dispatch(encoder, "compact", &pipeline, &bind_group, groups);
         Ok(())
+    }
+}
+
+/// A selection's slice form in one piece: the slot's inputs are the key inputs, then the values;
+/// its outputs receive the kept keys and values.
+struct SelectWork<'a, 'm> {
+    key: KeyType,
+    value_size: u32,
+    /// Key inputs: the selected keys, and any other input the flags read.
+    key_inputs: usize,
+    scratch: Scratch,
+    mark: &'a mut Mark<'m>,
+}
+
+impl PieceWork for SelectWork<'_, '_> {
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        piece: &Piece,
+        inputs: &[wgpu::Buffer],
+        outputs: &[wgpu::Buffer],
+    ) -> Result<Recorded, Error> {
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let count = self.scratch.temporary(&gpu.device, COUNT, 4, usage);
+        let key_inputs: Vec<(&wgpu::Buffer, usize)> = (0..self.key_inputs)
+            .map(|i| (&inputs[i], piece.inputs[i].len()))
+            .collect();
+        let values = (self.value_size > 0).then(|| [&inputs[self.key_inputs], &outputs[1]]);
+        gpu.record_select(
+            encoder,
+            &self.scratch,
+            &key_inputs,
+            &outputs[0],
+            values,
+            &count,
+            (self.key, self.value_size),
+            self.mark,
+        )?;
+        let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
+        recorded.count = Some((count, 0));
+        Ok(recorded)
     }
 }
 

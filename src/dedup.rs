@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::compact::{KeptValueBuffers, WORKGROUP_SIZE};
 use crate::device::{bind_elements, dispatch};
-use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
+use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType};
 use crate::merge::{check_value_size, value_size};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -20,9 +20,6 @@ pub(crate) static DEDUP_MARK: Kernel = Kernel {
     bindings: &[(0, UNIFORM), (1, READ), (3, WRITE)],
     value_bindings: &[],
 };
-
-/// The scratch temporary of the slice forms' count (compact.rs takes 44 and 45).
-const COUNT: usize = 46;
 
 /// Which key of each run of equal keys [`Gpu::dedup_with`] keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -177,14 +174,18 @@ impl Gpu {
         let values = buffers.values.map(|v| [v.values, v.out]);
         let specialization = specialization(K::TYPE, options.keep);
         self.checked(|| {
-            self.record_dedup(
+            self.record_select(
                 encoder,
                 scratch,
-                [buffers.keys, buffers.out],
+                &[(buffers.keys, len)],
+                buffers.out,
                 values,
                 buffers.count,
-                (len, K::TYPE, value_size),
-                &specialization,
+                (K::TYPE, value_size),
+                &mut |encoder, scratch, inputs, flags| {
+                    let which = (K::TYPE, &specialization);
+                    self.record_dedup_flags(encoder, scratch, inputs[0], flags, which)
+                },
             )
         })?
     }
@@ -203,57 +204,42 @@ impl Gpu {
         self.check_storage_buffers(&crate::scan::SCAN, false)
     }
 
-    /// Records the flags and the compaction: `keys[0]` (and `values[0]`) into `keys[1]` (and
-    /// `values[1]`), the count into the first word of `count`.
-    #[allow(clippy::too_many_arguments)]
-    fn record_dedup(
+    /// Records dedup's flags of `len` keys of `keys` into `flags`.
+    fn record_dedup_flags(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
-        keys: [&wgpu::Buffer; 2],
-        values: Option<[&wgpu::Buffer; 2]>,
-        count: &wgpu::Buffer,
-        (len, key, value_size): (usize, KeyType, u32),
-        specialization: &Specialization,
+        (keys, len): (&wgpu::Buffer, usize),
+        flags: &wgpu::Buffer,
+        (key, specialization): (KeyType, &Specialization),
     ) -> Result<(), Error> {
-        let flags = self.compact_flags(scratch, len);
-        if len > 0 {
-            let placeholder = scratch.placeholder();
-            let params = self.uniform(
-                "wgmerge dedup params",
-                bytemuck::bytes_of(&DedupParams { len: len as u32 }),
-            );
-            let mark = self.bind_group(
-                &DEDUP_MARK,
-                false,
-                &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: params.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: bind_elements(keys[0], 0, len, key.size(), placeholder),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: bind_elements(&flags, 0, len, 4, placeholder),
-                    },
-                ],
-            );
-            let pipeline = self.pipeline(&DEDUP_MARK, specialization)?;
-            let groups = self.dispatch_shape(len.div_ceil(WORKGROUP_SIZE) as u32)?;
-            dispatch(encoder, "dedup_mark", &pipeline, &mark, groups);
-        }
-        self.record_compact(
-            encoder,
-            scratch,
-            &flags,
-            keys,
-            values,
-            count,
-            (len, key, value_size),
-        )
+        let placeholder = scratch.placeholder();
+        let params = self.uniform(
+            "wgmerge dedup params",
+            bytemuck::bytes_of(&DedupParams { len: len as u32 }),
+        );
+        let mark = self.bind_group(
+            &DEDUP_MARK,
+            false,
+            &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: bind_elements(keys, 0, len, key.size(), placeholder),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: bind_elements(flags, 0, len, 4, placeholder),
+                },
+            ],
+        );
+        let pipeline = self.pipeline(&DEDUP_MARK, specialization)?;
+        let groups = self.dispatch_shape(len.div_ceil(WORKGROUP_SIZE) as u32)?;
+        dispatch(encoder, "dedup_mark", &pipeline, &mark, groups);
+        Ok(())
     }
 
     /// Upload, dedup, read back what was kept, through the host driver, in one piece.
@@ -266,73 +252,17 @@ impl Gpu {
     ) -> Result<usize, Error> {
         self.check_lost()?;
         let value_size = values.map_or(0, |(_, size)| size);
-        let len = keys.len();
-        self.plan_dedup(K::TYPE, len, value_size)?;
-        if len == 0 {
-            return Ok(0);
-        }
-        let key_size = K::TYPE.size() as usize;
-        let mut call = Call {
-            inputs: vec![(bytemuck::cast_slice(keys), key_size)],
-            output_sizes: vec![key_size],
-            pieces: vec![Piece {
-                inputs: std::iter::once(0..len).collect(),
-                output: 0..len,
-            }],
-            input_room: vec![len],
-            output_room: len,
+        self.plan_dedup(K::TYPE, keys.len(), value_size)?;
+        let specialization = specialization(K::TYPE, options.keep);
+        let mark = &mut |encoder: &mut wgpu::CommandEncoder,
+                         scratch: &Scratch,
+                         inputs: &[(&wgpu::Buffer, usize)],
+                         flags: &wgpu::Buffer| {
+            let which = (K::TYPE, &specialization);
+            self.record_dedup_flags(encoder, scratch, inputs[0], flags, which)
         };
-        if let Some((bytes, size)) = values {
-            call.inputs.push((bytes, size as usize));
-            call.input_room.push(len);
-            call.output_sizes.push(size as usize);
-            call.pieces[0].inputs.push(0..len);
-        }
-        let mut work = DedupWork {
-            specialization: specialization(K::TYPE, options.keep),
-            key: K::TYPE,
-            value_size,
-            scratch: self.create_scratch(),
-        };
-        host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
-    }
-}
-
-/// A slice-form dedup, in one piece: the slot's inputs are the keys (and values), its outputs
-/// receive the kept ones, and the count comes from the GPU.
-struct DedupWork {
-    specialization: Specialization,
-    key: KeyType,
-    value_size: u32,
-    scratch: Scratch,
-}
-
-impl PieceWork for DedupWork {
-    fn record(
-        &mut self,
-        gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        piece: &Piece,
-        inputs: &[wgpu::Buffer],
-        outputs: &[wgpu::Buffer],
-    ) -> Result<Recorded, Error> {
-        let len = piece.output.len();
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let count = self.scratch.temporary(&gpu.device, COUNT, 4, usage);
-        let with_values = self.value_size > 0;
-        let values = with_values.then(|| [&inputs[1], &outputs[1]]);
-        gpu.record_dedup(
-            encoder,
-            &self.scratch,
-            [&inputs[0], &outputs[0]],
-            values,
-            &count,
-            (len, self.key, self.value_size),
-            &self.specialization,
-        )?;
-        let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
-        recorded.count = Some((count, 0));
-        Ok(recorded)
+        self.select_host(keys, None, values, destinations, mark)
+            .await
     }
 }
 

@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::compact::{KeptValueBuffers, WORKGROUP_SIZE};
 use crate::device::{bind_elements, dispatch};
-use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
+use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType, Order};
 use crate::merge::{check_value_size, value_size};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -20,9 +20,6 @@ pub(crate) static DIFFERENCE_BY_KEY_MARK: Kernel = Kernel {
     bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE)],
     value_bindings: &[],
 };
-
-/// The scratch temporary of the slice forms' count (compact.rs takes 44 and 45, dedup.rs 46).
-const COUNT: usize = 47;
 
 /// The caller's GPU buffers for [`Gpu::encode_difference_by_key`]: keys of the [`Key`] type the
 /// call names, from offset 0. The elements of A kept go to `out` (room for `a_len`), their
@@ -178,14 +175,17 @@ impl Gpu {
         self.check_arrays(&arrays)?;
         let values = buffers.values.map(|v| [v.values, v.out]);
         self.checked(|| {
-            self.record_filter(
+            self.record_select(
                 encoder,
                 scratch,
-                [buffers.a, buffers.b, buffers.out],
+                &[(buffers.a, m), (buffers.b, n)],
+                buffers.out,
                 values,
                 buffers.count,
-                (m, n, K::TYPE, value_size),
-                order,
+                (K::TYPE, value_size),
+                &mut |encoder, scratch, inputs, flags| {
+                    self.record_filter_flags(encoder, scratch, inputs, flags, (K::TYPE, order))
+                },
             )
         })?
     }
@@ -207,65 +207,52 @@ impl Gpu {
         self.check_storage_buffers(&crate::scan::SCAN, false)
     }
 
-    /// Records the flags and the compaction: A (and its values) into `out` (and the values'),
-    /// the count into the first word of `count`.
-    #[allow(clippy::too_many_arguments)]
-    fn record_filter(
+    /// Records the filter's flags: 1 for each key of `inputs[0]` (A) found nowhere in
+    /// `inputs[1]` (B).
+    fn record_filter_flags(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
-        [a, b, out]: [&wgpu::Buffer; 3],
-        values: Option<[&wgpu::Buffer; 2]>,
-        count: &wgpu::Buffer,
-        (m, n, key, value_size): (usize, usize, KeyType, u32),
-        order: Order,
+        inputs: &[(&wgpu::Buffer, usize)],
+        flags: &wgpu::Buffer,
+        (key, order): (KeyType, Order),
     ) -> Result<(), Error> {
-        let flags = self.compact_flags(scratch, m);
-        if m > 0 {
-            let placeholder = scratch.placeholder();
-            let params = self.uniform(
-                "wgmerge filter params",
-                bytemuck::bytes_of(&FilterParams {
-                    a_len: m as u32,
-                    b_len: n as u32,
-                }),
-            );
-            let key_size = key.size();
-            let mark = self.bind_group(
-                &DIFFERENCE_BY_KEY_MARK,
-                false,
-                &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: params.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: bind_elements(a, 0, m, key_size, placeholder),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: bind_elements(b, 0, n, key_size, placeholder),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: bind_elements(&flags, 0, m, 4, placeholder),
-                    },
-                ],
-            );
-            let pipeline = self.pipeline(&DIFFERENCE_BY_KEY_MARK, &specialization(key, order))?;
-            let groups = self.dispatch_shape(m.div_ceil(WORKGROUP_SIZE) as u32)?;
-            dispatch(encoder, "difference_by_key_mark", &pipeline, &mark, groups);
-        }
-        self.record_compact(
-            encoder,
-            scratch,
-            &flags,
-            [a, out],
-            values,
-            count,
-            (m, key, value_size),
-        )
+        let [(a, m), (b, n)] = [inputs[0], inputs[1]];
+        let placeholder = scratch.placeholder();
+        let params = self.uniform(
+            "wgmerge filter params",
+            bytemuck::bytes_of(&FilterParams {
+                a_len: m as u32,
+                b_len: n as u32,
+            }),
+        );
+        let key_size = key.size();
+        let mark = self.bind_group(
+            &DIFFERENCE_BY_KEY_MARK,
+            false,
+            &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: bind_elements(a, 0, m, key_size, placeholder),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: bind_elements(b, 0, n, key_size, placeholder),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: bind_elements(flags, 0, m, 4, placeholder),
+                },
+            ],
+        );
+        let pipeline = self.pipeline(&DIFFERENCE_BY_KEY_MARK, &specialization(key, order))?;
+        let groups = self.dispatch_shape(m.div_ceil(WORKGROUP_SIZE) as u32)?;
+        dispatch(encoder, "difference_by_key_mark", &pipeline, &mark, groups);
+        Ok(())
     }
 
     /// Upload, filter, read back what was kept, through the host driver, in one piece.
@@ -279,75 +266,15 @@ impl Gpu {
     ) -> Result<usize, Error> {
         self.check_lost()?;
         let value_size = values.map_or(0, |(_, size)| size);
-        let (m, n) = (a.len(), b.len());
-        self.plan_filter(K::TYPE, (m, n), value_size)?;
-        if m == 0 {
-            return Ok(0);
-        }
-        let key_size = K::TYPE.size() as usize;
-        let mut call = Call {
-            inputs: vec![
-                (bytemuck::cast_slice(a), key_size),
-                (bytemuck::cast_slice(b), key_size),
-            ],
-            output_sizes: vec![key_size],
-            pieces: vec![Piece {
-                inputs: vec![0..m, 0..n],
-                output: 0..m,
-            }],
-            input_room: vec![m, n],
-            output_room: m,
+        self.plan_filter(K::TYPE, (a.len(), b.len()), value_size)?;
+        let mark = &mut |encoder: &mut wgpu::CommandEncoder,
+                         scratch: &Scratch,
+                         inputs: &[(&wgpu::Buffer, usize)],
+                         flags: &wgpu::Buffer| {
+            self.record_filter_flags(encoder, scratch, inputs, flags, (K::TYPE, order))
         };
-        if let Some((bytes, size)) = values {
-            call.inputs.push((bytes, size as usize));
-            call.input_room.push(m);
-            call.output_sizes.push(size as usize);
-            call.pieces[0].inputs.push(0..m);
-        }
-        let mut work = FilterWork {
-            key: K::TYPE,
-            order,
-            value_size,
-            scratch: self.create_scratch(),
-        };
-        host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
-    }
-}
-
-/// A slice-form filter, in one piece: the slot's inputs are A, B (and A's values), its outputs
-/// receive the kept ones, and the count comes from the GPU.
-struct FilterWork {
-    key: KeyType,
-    order: Order,
-    value_size: u32,
-    scratch: Scratch,
-}
-
-impl PieceWork for FilterWork {
-    fn record(
-        &mut self,
-        gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        piece: &Piece,
-        inputs: &[wgpu::Buffer],
-        outputs: &[wgpu::Buffer],
-    ) -> Result<Recorded, Error> {
-        let (m, n) = (piece.inputs[0].len(), piece.inputs[1].len());
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let count = self.scratch.temporary(&gpu.device, COUNT, 4, usage);
-        let values = (self.value_size > 0).then(|| [&inputs[2], &outputs[1]]);
-        gpu.record_filter(
-            encoder,
-            &self.scratch,
-            [&inputs[0], &inputs[1], &outputs[0]],
-            values,
-            &count,
-            (m, n, self.key, self.value_size),
-            self.order,
-        )?;
-        let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
-        recorded.count = Some((count, 0));
-        Ok(recorded)
+        self.select_host(a, Some(b), values, destinations, mark)
+            .await
     }
 }
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 use bytemuck::{Pod, Zeroable};
 
 use crate::device::{bind_elements, dispatch};
-use crate::key::{KeyType, Order};
+use crate::key::{move_values_module, KeyType, Order};
 use crate::ops::{ReduceOp, ScanKind};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scan::ScanOptions;
@@ -98,12 +98,8 @@ fn specialization(key: KeyType, order: Order, value_size: u32, counted: bool) ->
         ("DESCENDING", u32::from(order == Order::Descending)),
         ("ROUNDS", RADIX_ROUNDS),
     ];
-    let values = if value_size > 0 {
-        constants.push(("VALUE_WORDS", value_size / 4));
-        "lib/move_values/words"
-    } else {
-        "lib/move_values/none"
-    };
+    let (values, value_constants) = move_values_module(value_size);
+    constants.extend(value_constants);
     let count = if counted {
         "lib/key_count/buffer"
     } else {
