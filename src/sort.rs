@@ -214,6 +214,7 @@ impl Gpu {
             options,
             value_size,
             scratch: self.create_scratch(),
+            indices_only: false,
         };
         host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
     }
@@ -246,14 +247,45 @@ impl Gpu {
             len: keys.len(),
             max: u32::MAX as usize,
         })?;
-        // The indices go up as values; the sorted keys come back too (a copy for now).
+        self.plan_any_sort(K::TYPE, keys.len(), 4, false, options)?;
+        let mut order = ResultVec::<u32>::new(keys.len())?;
+        if keys.is_empty() {
+            return Ok(order.into_vec(0));
+        }
+        // The indices go up as values, and only they come back.
         let mut indices = Vec::new();
         indices
             .try_reserve_exact(keys.len())
             .map_err(|_| Error::OutOfMemory(format!("no host memory for {len} indices")))?;
         indices.extend(0..len);
-        let (_, order) = self.sort_pairs_async(keys, &indices, options).await?;
-        Ok(order)
+        let n = keys.len();
+        let key_size = K::TYPE.size() as usize;
+        let call = Call {
+            // The keys, their indices, and room for the keys' temporary copy, which nothing
+            // uploads.
+            inputs: vec![
+                (bytemuck::cast_slice(keys), key_size),
+                (bytemuck::cast_slice(&indices), 4),
+                (&[], key_size),
+            ],
+            output_sizes: vec![4],
+            pieces: vec![Piece {
+                inputs: vec![0..n, 0..n, 0..0],
+                output: 0..n,
+            }],
+            input_room: vec![n, n, n],
+            output_room: n,
+        };
+        let mut work = SortWork {
+            key: K::TYPE,
+            options,
+            value_size: 4,
+            scratch: self.create_scratch(),
+            indices_only: true,
+        };
+        let written =
+            host::run(self, &call, &mut work, &mut [order.bytes()], &mut |_, _| {}).await?;
+        Ok(order.into_vec(written))
     }
 
     /// Records a sort of GPU-resident buffers of `K` keys into `encoder`; nothing is read back.
@@ -570,6 +602,9 @@ struct SortWork<'a> {
     options: &'a SortOptions,
     value_size: u32,
     scratch: Scratch,
+    /// Argsort: the inputs are the keys, their indices and the keys' temporary; the one output
+    /// is the indices' temporary, and only the indices are read back.
+    indices_only: bool,
 }
 
 impl PieceWork for SortWork<'_> {
@@ -583,8 +618,12 @@ impl PieceWork for SortWork<'_> {
     ) -> Result<Recorded, Error> {
         let len = piece.output.len();
         let plan = gpu.plan_any_sort(self.key, len, self.value_size, false, self.options)?;
-        let keys = [&inputs[0], &outputs[0]];
-        let values = (self.value_size > 0).then(|| [&inputs[1], &outputs[1]]);
+        let (keys, values) = if self.indices_only {
+            ([&inputs[0], &inputs[2]], Some([&inputs[1], &outputs[0]]))
+        } else {
+            let values = (self.value_size > 0).then(|| [&inputs[1], &outputs[1]]);
+            ([&inputs[0], &outputs[0]], values)
+        };
         // Here the result may stay in the temporary buffers: no extra pass.
         let result = match &plan {
             SortPlanned::Radix(plan) => {
@@ -595,7 +634,10 @@ impl PieceWork for SortWork<'_> {
                 prepared.record(encoder)
             }
         };
-        let mut outputs = vec![keys[result].clone()];
+        let mut outputs = Vec::new();
+        if !self.indices_only {
+            outputs.push(keys[result].clone());
+        }
         if let Some(values) = values {
             outputs.push(values[result].clone());
         }
