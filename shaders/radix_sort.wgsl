@@ -5,8 +5,9 @@
 //    counts digit-major (`counts[digit * tiles + tile]`);
 // 2. the crate's scan turns them into each (digit, tile)'s first place in the output (an
 //    exclusive sum: every tile's digit 0 first, then digit 1, ...);
-// 3. radix_scatter: each workgroup ranks its keys among the tile's keys of the same digit, in
-//    input order, and writes each key (and value) to its place.
+// 3. radix_scatter: each workgroup ranks its tile's keys (rank_tile), sorts them by digit in
+//    workgroup memory, and writes them out in that order, so the keys of one digit leave as one
+//    run of consecutive places (about TILE / 256 keys): writes in runs, not one word each.
 //
 // No workgroup ever waits on another, so this is safe on every adapter. The rank needs no
 // subgroup operations: the tile goes in rounds of WORKGROUP_SIZE keys (key r * WORKGROUP_SIZE +
@@ -26,7 +27,7 @@
 struct RadixParams {
     len: u32,
     tiles: u32,
-    // The digit's first bit in the 64-bit order-preserving pattern, and its mask (1-8 bits).
+    // The digit's first bit in the 64-bit order-preserving pattern, and its mask (0-8 bits).
     shift: u32,
     mask: u32,
 }
@@ -39,14 +40,19 @@ struct RadixParams {
 
 // Sorting in descending order: each digit is complemented.
 override DESCENDING: bool = false;
-// Rounds of WORKGROUP_SIZE keys per tile.
+// Rounds of WORKGROUP_SIZE keys per tile (tuning.rs: radix_rounds), at most MAX_ROUNDS.
 override ROUNDS: u32 = 8u;
-
 
 const WORKGROUP_SIZE: u32 = 256u;
 const RADIX: u32 = 256u;
 // Mask words per digit: one bit per lane.
 const MASK_WORDS: u32 = WORKGROUP_SIZE / 32u;
+// Length of the private arrays holding an invocation's keys of a tile. Loops over them run
+// ROUNDS steps, a constant when the pipeline is built, so the driver keeps them in registers.
+const MAX_ROUNDS: u32 = 16u;
+override TILE: u32 = WORKGROUP_SIZE * ROUNDS;
+// Tile slots of keys beyond the input.
+const NO_KEY: u32 = 0xffffffffu;
 
 fn digit_of(key: Key) -> u32 {
     let bits = key_order_bits(key);
@@ -63,7 +69,14 @@ fn digit_of(key: Key) -> u32 {
     return select(digit, digit ^ params.mask, DESCENDING);
 }
 
-var<workgroup> wg_counts: array<atomic<u32>, RADIX>;
+// The tile's first key and its number of keys.
+fn tile_span(tile: u32) -> vec2<u32> {
+    let base = tile * TILE;
+    let len = key_len();
+    return vec2(base, select(0u, min(len - base, TILE), base < len));
+}
+
+var<workgroup> wg_histogram: array<atomic<u32>, RADIX>;
 
 @compute @workgroup_size(256)
 fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
@@ -73,23 +86,133 @@ fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     if tile >= params.tiles {
         return;
     }
-    atomicStore(&wg_counts[lid], 0u);
+    atomicStore(&wg_histogram[lid], 0u);
     workgroupBarrier();
-    let len = key_len();
-    let base = tile * ROUNDS * WORKGROUP_SIZE;
+    let span = tile_span(tile);
     for (var round = 0u; round < ROUNDS; round++) {
-        let i = base + round * WORKGROUP_SIZE + lid;
-        if i < len {
-            atomicAdd(&wg_counts[digit_of(keys_in[i])], 1u);
+        let k = round * WORKGROUP_SIZE + lid;
+        if k < span.y {
+            atomicAdd(&wg_histogram[digit_of(keys_in[span.x + k])], 1u);
         }
     }
     workgroupBarrier();
-    counts[lid * params.tiles + tile] = atomicLoad(&wg_counts[lid]);
+    counts[lid * params.tiles + tile] = atomicLoad(&wg_histogram[lid]);
 }
 
 var<workgroup> wg_masks: array<atomic<u32>, RADIX * MASK_WORDS>;
-// Each digit's next place in the output.
-var<workgroup> wg_next: array<u32, RADIX>;
+// Per digit: the tile's keys of it (rank_tile), then where its run in the tile sorted by digit
+// goes in the output, less its first slot there (so slot + this is the output place).
+var<workgroup> wg_count: array<u32, RADIX>;
+// Per digit: its first slot in the tile sorted by digit.
+var<workgroup> wg_start: array<u32, RADIX>;
+// The tile sorted by digit.
+var<workgroup> wg_keys: array<Key, TILE>;
+
+// The invocation's keys of the tile (round r's in [r]), their digits, and their ranks among the
+// tile's keys of the same digit (NO_KEY beyond the input).
+var<private> own_keys: array<Key, MAX_ROUNDS>;
+var<private> own_digits: array<u32, MAX_ROUNDS>;
+var<private> own_ranks: array<u32, MAX_ROUNDS>;
+
+// Loads and ranks the tile's keys (into own_*), leaving each digit's count in wg_count.
+fn rank_tile(span: vec2<u32>, lid: u32) {
+    wg_count[lid] = 0u;
+    for (var w = 0u; w < MASK_WORDS; w++) {
+        atomicStore(&wg_masks[lid * MASK_WORDS + w], 0u);
+    }
+    // Every load first, so that they are all in flight at once.
+    for (var round = 0u; round < ROUNDS; round++) {
+        let k = round * WORKGROUP_SIZE + lid;
+        if k < span.y {
+            own_keys[round] = keys_in[span.x + k];
+        }
+    }
+    workgroupBarrier();
+    let word = lid / 32u;
+    let bit = 1u << (lid % 32u);
+    for (var round = 0u; round < ROUNDS; round++) {
+        let valid = round * WORKGROUP_SIZE + lid < span.y;
+        var digit = 0u;
+        if valid {
+            digit = digit_of(own_keys[round]);
+            atomicOr(&wg_masks[digit * MASK_WORDS + word], bit);
+        }
+        own_digits[round] = digit;
+        workgroupBarrier();
+        var rank = NO_KEY;
+        var last = false;
+        if valid {
+            let masks = digit * MASK_WORDS;
+            var before = 0u;
+            for (var w = 0u; w < word; w++) {
+                before += countOneBits(atomicLoad(&wg_masks[masks + w]));
+            }
+            let own = atomicLoad(&wg_masks[masks + word]);
+            before += countOneBits(own & (bit - 1u));
+            // The last lane of its digit in this round counts the round's keys of the digit.
+            var later = own & ~(bit | (bit - 1u));
+            for (var w = word + 1u; w < MASK_WORDS; w++) {
+                later |= atomicLoad(&wg_masks[masks + w]);
+            }
+            last = later == 0u;
+            rank = wg_count[digit] + before;
+        }
+        own_ranks[round] = rank;
+        workgroupBarrier();
+        if last {
+            wg_count[digit] = rank + 1u;
+        }
+        for (var w = 0u; w < MASK_WORDS; w++) {
+            atomicStore(&wg_masks[lid * MASK_WORDS + w], 0u);
+        }
+        workgroupBarrier();
+    }
+}
+
+// wg_start: the exclusive sum of wg_count over the digits (invocation d owns digit d).
+fn start_digits(lid: u32) {
+    let count = wg_count[lid];
+    var sum = count;
+    wg_start[lid] = sum;
+    workgroupBarrier();
+    for (var step = 1u; step < RADIX; step <<= 1u) {
+        var before = 0u;
+        if lid >= step {
+            before = wg_start[lid - step];
+        }
+        workgroupBarrier();
+        sum += before;
+        wg_start[lid] = sum;
+        workgroupBarrier();
+    }
+    wg_start[lid] = sum - count;
+    workgroupBarrier();
+}
+
+// Sorts the ranked tile by digit in workgroup memory, then writes it out: invocation d sets
+// digit d's place in the output (`first`) beforehand.
+fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
+    for (var round = 0u; round < ROUNDS; round++) {
+        let rank = own_ranks[round];
+        if rank != NO_KEY {
+            let slot = wg_start[own_digits[round]] + rank;
+            wg_keys[slot] = own_keys[round];
+            stage_value(slot, span.x + round * WORKGROUP_SIZE + lid);
+        }
+    }
+    // Wrapping arithmetic: first - start + slot is the place.
+    wg_count[lid] = first - wg_start[lid];
+    workgroupBarrier();
+    for (var round = 0u; round < ROUNDS; round++) {
+        let slot = round * WORKGROUP_SIZE + lid;
+        if slot < span.y {
+            let key = wg_keys[slot];
+            let place = wg_count[digit_of(key)] + slot;
+            keys_out[place] = key;
+            move_staged_value(slot, place);
+        }
+    }
+}
 
 @compute @workgroup_size(256)
 fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
@@ -99,52 +222,8 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     if tile >= params.tiles {
         return;
     }
-    wg_next[lid] = offsets[lid * params.tiles + tile];
-    for (var w = 0u; w < MASK_WORDS; w++) {
-        atomicStore(&wg_masks[lid * MASK_WORDS + w], 0u);
-    }
-    workgroupBarrier();
-    let word = lid / 32u;
-    let bit = 1u << (lid % 32u);
-    let len = key_len();
-    let base = tile * ROUNDS * WORKGROUP_SIZE;
-    for (var round = 0u; round < ROUNDS; round++) {
-        let i = base + round * WORKGROUP_SIZE + lid;
-        let valid = i < len;
-        var key: Key;
-        var digit = 0u;
-        if valid {
-            key = keys_in[i];
-            digit = digit_of(key);
-            atomicOr(&wg_masks[digit * MASK_WORDS + word], bit);
-        }
-        workgroupBarrier();
-        var rank = 0u;
-        var last = false;
-        if valid {
-            let masks = digit * MASK_WORDS;
-            for (var w = 0u; w < word; w++) {
-                rank += countOneBits(atomicLoad(&wg_masks[masks + w]));
-            }
-            let own = atomicLoad(&wg_masks[masks + word]);
-            rank += countOneBits(own & (bit - 1u));
-            // The last lane of its digit in this round moves the digit's next place on.
-            var later = own & ~(bit | (bit - 1u));
-            for (var w = word + 1u; w < MASK_WORDS; w++) {
-                later |= atomicLoad(&wg_masks[masks + w]);
-            }
-            last = later == 0u;
-            let place = wg_next[digit] + rank;
-            keys_out[place] = key;
-            move_value(i, place);
-        }
-        workgroupBarrier();
-        if last {
-            wg_next[digit] += rank + 1u;
-        }
-        for (var w = 0u; w < MASK_WORDS; w++) {
-            atomicStore(&wg_masks[lid * MASK_WORDS + w], 0u);
-        }
-        workgroupBarrier();
-    }
+    let span = tile_span(tile);
+    rank_tile(span, lid);
+    start_digits(lid);
+    scatter_tile(span, lid, offsets[lid * params.tiles + tile]);
 }

@@ -14,7 +14,7 @@ use crate::ops::{ReduceOp, ScanKind};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scan::ScanOptions;
 use crate::scratch::Scratch;
-use crate::tuning::{self, RADIX_ROUNDS};
+use crate::tuning;
 use crate::{Error, Gpu};
 
 /// `radix_histogram` in radix_sort.wgsl.
@@ -93,13 +93,22 @@ fn digit_passes(bits: Range<u32>) -> Vec<(u32, u32)> {
         .collect()
 }
 
-fn specialization(key: KeyType, order: Order, value_size: u32, counted: bool) -> Specialization {
+fn specialization(
+    key: KeyType,
+    order: Order,
+    value_size: u32,
+    counted: bool,
+    rounds: u32,
+) -> Specialization {
     let mut constants = vec![
         ("DESCENDING", u32::from(order == Order::Descending)),
-        ("ROUNDS", RADIX_ROUNDS),
+        ("ROUNDS", rounds),
     ];
     let (values, value_constants) = move_values_module(value_size);
     constants.extend(value_constants);
+    if value_size > 0 {
+        constants.push(("STAGED_VALUES", tile_len(rounds) as u32));
+    }
     let count = if counted {
         "lib/key_count/buffer"
     } else {
@@ -116,9 +125,16 @@ fn specialization(key: KeyType, order: Order, value_size: u32, counted: bool) ->
     }
 }
 
-/// Workgroup memory of the kernels: the scatter's digit masks and next places.
-fn workgroup_memory() -> u64 {
-    (RADIX * (WORKGROUP_SIZE / 32) * 4 + RADIX * 4) as u64
+/// Keys of a tile of `rounds` rounds.
+fn tile_len(rounds: u32) -> usize {
+    WORKGROUP_SIZE * rounds as usize
+}
+
+/// Workgroup memory of the scatter: its digit masks and counts, and its tile sorted by digit
+/// (keys, and each value's source index).
+fn scatter_memory(key_size: u32, value_size: u32, rounds: u32) -> u64 {
+    let per_key = u64::from(key_size) + if value_size > 0 { 4 } else { 0 };
+    tuning::RADIX_FIXED_MEMORY + tile_len(rounds) as u64 * per_key
 }
 
 impl Gpu {
@@ -141,15 +157,21 @@ impl Gpu {
             )));
         }
         self.check_storage_buffers(&RADIX_SCATTER, value_size > 0)?;
-        self.check_workgroup_memory(workgroup_memory(), "radix sort")?;
-        let tiles = len.div_ceil(tuning::radix_tile());
+        let rounds = tuning::radix_rounds(
+            key.size(),
+            value_size,
+            self.limits().max_compute_workgroup_storage_size,
+        );
+        self.check_workgroup_memory(scatter_memory(key.size(), value_size, rounds), "radix sort")?;
+        let tile = tile_len(rounds);
+        let tiles = len.div_ceil(tile);
         // The histograms, one word per (digit, tile), must fit one binding too.
         let max = self.max_scan_len();
         if tiles * RADIX > max {
             return Err(Error::TooLarge {
                 what: "radix sort input",
                 len,
-                max: max / RADIX * tuning::radix_tile(),
+                max: max / RADIX * tile,
             });
         }
         Ok(RadixPlan {
@@ -159,7 +181,7 @@ impl Gpu {
             value_size,
             passes: digit_passes(bits),
             counted,
-            specialization: specialization(key, order, value_size, counted),
+            specialization: specialization(key, order, value_size, counted, rounds),
         })
     }
 
@@ -284,12 +306,12 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
     for key in KeyType::ALL {
         for order in [Order::Ascending, Order::Descending] {
-            for value_size in [0, 4, 8] {
+            for (value_size, rounds) in [(0, tuning::RADIX_ROUNDS), (4, 3), (8, 1)] {
                 for (histogram, scatter, counted) in [
                     (&RADIX_HISTOGRAM, &RADIX_SCATTER, false),
                     (&RADIX_HISTOGRAM_COUNTED, &RADIX_SCATTER_COUNTED, true),
                 ] {
-                    let specialization = specialization(key, order, value_size, counted);
+                    let specialization = specialization(key, order, value_size, counted, rounds);
                     out.push(crate::kernel_tests::Configuration {
                         kernel: histogram,
                         specialization: specialization.clone(),
@@ -298,7 +320,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     out.push(crate::kernel_tests::Configuration {
                         kernel: scatter,
                         specialization,
-                        workgroup_memory: workgroup_memory(),
+                        workgroup_memory: scatter_memory(key.size(), value_size, rounds),
                     });
                 }
             }

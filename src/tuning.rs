@@ -125,14 +125,28 @@ pub(crate) const SORT_SHAPE: Shape = (256, 3);
 /// within WebGPU's default 16 KiB. Not yet tuned on a GPU (issue 21 measures it).
 pub(crate) const SET_SHAPE: Shape = (256, 5);
 
-/// Rounds of 256 keys each workgroup of radix sort ranks per tile: tiles of 2048 keys, so the
-/// histograms (one word per digit and tile) hold an eighth of a word per key. Not yet measured
-/// on a GPU (issue 20 tunes it).
+/// Rounds of 256 keys each workgroup of radix sort ranks per tile, and its ceiling (`MAX_ROUNDS`
+/// in radix_sort.wgsl).
 pub(crate) const RADIX_ROUNDS: u32 = 8;
+pub(crate) const MAX_RADIX_ROUNDS: u32 = 16;
+const _: () = assert!(RADIX_ROUNDS <= MAX_RADIX_ROUNDS);
 
-/// Keys of one radix sort tile.
-pub(crate) fn radix_tile() -> usize {
-    256 * RADIX_ROUNDS as usize
+/// Bytes of workgroup memory a radix sort scatter needs besides its tile: the digit masks (one
+/// bit per lane and digit) and two words per digit.
+pub(crate) const RADIX_FIXED_MEMORY: u64 = 256 * 8 * 4 + 2 * 256 * 4;
+
+/// Rounds of 256 keys per radix sort tile for keys of `key_size` bytes and values of
+/// `value_size` (0 for none) on a device with `workgroup_memory` bytes of it: the scatter sorts
+/// its tile by digit in workgroup memory (each key, and each value's source index), so that each
+/// digit's keys leave in one run; larger tiles make longer runs and fewer histogram words per
+/// key. [`RADIX_ROUNDS`] (tiles of 2048) where they fit, else as many as fit (at least one:
+/// WebGPU's default 16 KiB holds 512 64-bit keys with values). Not yet measured on a GPU (issue
+/// 20 tunes it).
+pub(crate) fn radix_rounds(key_size: u32, value_size: u32, workgroup_memory: u32) -> u32 {
+    let per_key = u64::from(key_size) + if value_size > 0 { 4 } else { 0 };
+    let room = u64::from(workgroup_memory).saturating_sub(RADIX_FIXED_MEMORY);
+    let fit = (room / (256 * per_key)) as u32;
+    fit.clamp(1, RADIX_ROUNDS)
 }
 
 /// Scan's and reduce's shape: 256 invocations of 16 elements, a tile of 4096 (16 KiB of
@@ -263,6 +277,23 @@ mod tests {
         let tile = |(w, i): Shape| u64::from(w * i);
         assert!(tile(SORT_SHAPE) * (8 + 8) <= memory);
         assert!(tile(SET_SHAPE) * (8 + 4) <= memory);
+    }
+
+    #[test]
+    fn radix_tiles_fit_workgroup_memory() {
+        let defaults = wgpu::Limits::default().max_compute_workgroup_storage_size;
+        assert_eq!(defaults, 16384);
+        assert_eq!(radix_rounds(4, 0, defaults), 6);
+        assert_eq!(radix_rounds(4, 4, defaults), 3);
+        assert_eq!(radix_rounds(8, 8, defaults), 2);
+        assert_eq!(radix_rounds(8, 8, 1024), 1);
+        assert_eq!(radix_rounds(4, 0, 49152), RADIX_ROUNDS);
+        for (key, value) in [(4, 0), (4, 4), (8, 0), (8, 8)] {
+            let rounds = radix_rounds(key, value, defaults);
+            let staged = u64::from(rounds) * 256 * u64::from(key + if value > 0 { 4 } else { 0 });
+            assert!(RADIX_FIXED_MEMORY + staged <= u64::from(defaults));
+            assert!(rounds <= MAX_RADIX_ROUNDS);
+        }
     }
 
     #[test]
