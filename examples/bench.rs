@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use wgmerge::{
     cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ReduceBuffers, ReduceOp, ScanBuffers,
     ScanKind, ScanOptions, ScanStrategy, SetOperation, SortAlgorithm, SortBuffers, SortOptions,
-    ValueBuffers,
+    SortValueBuffers, ValueBuffers,
 };
 
 #[derive(Parser, Debug)]
@@ -360,10 +360,20 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     bench_sort(&gpu, n, SortAlgorithm::Merge, args)
                         .map_err(|e| ("merge sort".to_string(), e)),
                 ),
-                Operation::Radix => outcome.push(
-                    bench_sort(&gpu, n, SortAlgorithm::Radix, args)
-                        .map_err(|e| ("radix sort".to_string(), e)),
-                ),
+                Operation::Radix => {
+                    outcome.push(
+                        bench_sort(&gpu, n, SortAlgorithm::Radix, args)
+                            .map_err(|e| ("radix sort".to_string(), e)),
+                    );
+                    for variant in RadixVariant::ALL {
+                        let row = match variant {
+                            RadixVariant::Pairs => bench_radix::<u32>(&gpu, n, variant, args),
+                            RadixVariant::U64 => bench_radix::<u64>(&gpu, n, variant, args),
+                            RadixVariant::Low16 => bench_radix::<u32>(&gpu, n, variant, args),
+                        };
+                        outcome.push(row.map_err(|e| ("radix sort".to_string(), e)));
+                    }
+                }
                 Operation::Scan => {
                     for strategy in [
                         None,
@@ -710,6 +720,118 @@ fn bench_sort(gpu: &Gpu, n: usize, algorithm: SortAlgorithm, args: &Args) -> Res
     Ok(row)
 }
 
+/// The radix sorts measured beside u32 keys, each against its CUB anchor.
+#[derive(Clone, Copy)]
+enum RadixVariant {
+    /// u32 keys with u32 values (CUB SortPairs).
+    Pairs,
+    /// u64 keys (CUB SortKeys on u64).
+    U64,
+    /// u32 keys on bits 0..16 (CUB SortKeys with end_bit 16).
+    Low16,
+}
+
+impl RadixVariant {
+    const ALL: [RadixVariant; 3] = [RadixVariant::Pairs, RadixVariant::U64, RadixVariant::Low16];
+
+    /// The row's operation: the name its CUB anchor is matched on.
+    fn operation(self) -> &'static str {
+        match self {
+            RadixVariant::Pairs => "sort_pairs",
+            RadixVariant::U64 => "sort_u64",
+            RadixVariant::Low16 => "sort_16bit",
+        }
+    }
+}
+
+/// A radix sort variant on the GPU, timed from a copy of unsorted input as CUB's SortKeys; the
+/// slice form's result checked against a stable CPU sort.
+fn bench_radix<K: wgmerge::Key + Ord>(
+    gpu: &Gpu,
+    n: usize,
+    variant: RadixVariant,
+    args: &Args,
+) -> Result<Row, Failure>
+where
+    rand::distr::StandardUniform: rand::distr::Distribution<K>,
+{
+    let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64 ^ 0x5eed);
+    let keys: Vec<K> = (0..n).map(|_| rng.random()).collect();
+    let values: Vec<u32> = (0..n as u32).collect();
+    let buffer = |contents: &[u8], usage| {
+        use wgpu::util::DeviceExt;
+        gpu.device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents,
+                usage: wgpu::BufferUsages::STORAGE | usage,
+            })
+    };
+    let key_bytes = bytemuck::cast_slice(&keys);
+    let (unsorted, sorted, temp) = (
+        buffer(key_bytes, wgpu::BufferUsages::COPY_SRC),
+        buffer(key_bytes, wgpu::BufferUsages::COPY_DST),
+        buffer(key_bytes, wgpu::BufferUsages::empty()),
+    );
+    let value_bytes = bytemuck::cast_slice(&values);
+    let (original, moved, moved_temp) = (
+        buffer(value_bytes, wgpu::BufferUsages::COPY_SRC),
+        buffer(value_bytes, wgpu::BufferUsages::COPY_DST),
+        buffer(value_bytes, wgpu::BufferUsages::empty()),
+    );
+    let pairs = matches!(variant, RadixVariant::Pairs);
+    let buffers = SortBuffers {
+        keys: &sorted,
+        temp: &temp,
+        len: n,
+        values: pairs.then_some(SortValueBuffers {
+            values: &moved,
+            temp: &moved_temp,
+            value_size: 4,
+        }),
+    };
+    let options = SortOptions {
+        bits: matches!(variant, RadixVariant::Low16).then_some(0..16),
+        ..Default::default()
+    };
+    let scratch = gpu.create_scratch();
+    let key_len = std::mem::size_of::<K>() as u64;
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        encoder.copy_buffer_to_buffer(&unsorted, 0, &sorted, 0, n as u64 * key_len);
+        if pairs {
+            encoder.copy_buffer_to_buffer(&original, 0, &moved, 0, n as u64 * 4);
+        }
+        gpu.encode_sort::<K>(encoder, &scratch, &buffers, &options)
+    })?;
+    drop((unsorted, sorted, temp, original, moved, moved_temp));
+    let bytes = 2.0 * key_len as f64 + if pairs { 8.0 } else { 0.0 };
+    let mut row = Row::new(
+        variant.operation(),
+        "radix sort",
+        pairs.then_some("u32"),
+        n,
+        time,
+        bytes,
+    );
+    // The stable order on the sorted bits, the values saying where each key came from.
+    let mut want: Vec<(K, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    let low16 = |k: &K| bytemuck::bytes_of(k)[..2].to_vec();
+    match variant {
+        RadixVariant::Low16 => {
+            want.par_sort_by_key(|(k, _)| u16::from_le_bytes(low16(k).try_into().unwrap()))
+        }
+        _ => want.par_sort_by_key(|&(k, _)| k),
+    }
+    let correct = if pairs {
+        let (k, v) = gpu.sort_pairs_with(&keys, &values, &options)?;
+        k.iter().copied().zip(v).eq(want.iter().copied())
+    } else {
+        gpu.sort_with(&keys, &options)? == want.iter().map(|&(k, _)| k).collect::<Vec<_>>()
+    };
+    row.correct = Some(correct);
+    Ok(row)
+}
+
 /// Each set operation on the two halves, end to end.
 fn bench_set(
     gpu: &Gpu,
@@ -993,6 +1115,33 @@ fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
             true,
             "radix sort",
         ),
+        (
+            "sort_pairs",
+            "radix pairs",
+            "CUB radix sort",
+            Some("u32"),
+            16.0,
+            true,
+            "radix sort",
+        ),
+        (
+            "sort_u64",
+            "cub radix u64 keys",
+            "CUB radix sort",
+            None,
+            16.0,
+            true,
+            "radix sort",
+        ),
+        (
+            "sort_16bit",
+            "cub radix u32 16-bit keys",
+            "CUB radix sort",
+            None,
+            8.0,
+            true,
+            "radix sort",
+        ),
         ("copy", "copy", "CUDA copy", None, 8.0, false, ""),
         (
             "scan",
@@ -1180,7 +1329,14 @@ fn plot(path: &std::path::Path, rows: &[Row], adapter: &str) -> Result<(), Failu
             && r.error.is_none()
             && matches!(
                 r.operation.as_str(),
-                "copy" | "merge" | "merge_pairs" | "sort" | "scan" | "reduce"
+                "copy"
+                    | "merge"
+                    | "merge_pairs"
+                    | "sort"
+                    | "sort_pairs"
+                    | "sort_u64"
+                    | "scan"
+                    | "reduce"
             )
             && !r.algorithm.contains("end to end")
     };
