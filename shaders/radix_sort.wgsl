@@ -99,10 +99,14 @@ fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     counts[lid * params.tiles + tile] = atomicLoad(&wg_histogram[lid]);
 }
 
+// Lane masks of one round, word-major (`[word * RADIX + digit]`: the lanes of one 32-lane
+// word reach 32 banks through their random digits, and each digit's owner walks its words
+// without conflicts). Bit i of word w: lane 32w + i has the digit.
 var<workgroup> wg_masks: array<atomic<u32>, RADIX * MASK_WORDS>;
-// Per digit: the tile's keys of it (rank_tile), then where its run in the tile sorted by digit
-// goes in the output, less its first slot there (so slot + this is the output place).
-var<workgroup> wg_count: array<u32, RADIX>;
+// Per word pair and digit (`[word / 2 * RADIX + digit]`), two 16-bit halves: the tile's keys of
+// the digit before word `word`'s lanes of this round; after the ranks, per digit: where its run
+// in the tile sorted by digit goes in the output, less its first slot there.
+var<workgroup> wg_before: array<u32, RADIX * MASK_WORDS / 2>;
 // Per digit: its first slot in the tile sorted by digit.
 var<workgroup> wg_start: array<u32, RADIX>;
 // The tile sorted by digit.
@@ -114,11 +118,13 @@ var<private> own_keys: array<Key, MAX_ROUNDS>;
 var<private> own_digits: array<u32, MAX_ROUNDS>;
 var<private> own_ranks: array<u32, MAX_ROUNDS>;
 
-// Loads and ranks the tile's keys (into own_*), leaving each digit's count in wg_count.
-fn rank_tile(span: vec2<u32>, lid: u32) {
-    wg_count[lid] = 0u;
+// Loads and ranks the tile's keys (into own_*); returns the tile's number of keys of digit `lid`
+// (invocation d owns digit d's count and mask rows). Three barriers a round: the lanes set their
+// bits; each owner counts its digit's lanes before each word (and each lane the lower lanes of
+// its own word); each lane adds the two while the owners clear their rows.
+fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     for (var w = 0u; w < MASK_WORDS; w++) {
-        atomicStore(&wg_masks[lid * MASK_WORDS + w], 0u);
+        atomicStore(&wg_masks[w * RADIX + lid], 0u);
     }
     // Every load first, so that they are all in flight at once.
     for (var round = 0u; round < ROUNDS; round++) {
@@ -130,48 +136,45 @@ fn rank_tile(span: vec2<u32>, lid: u32) {
     workgroupBarrier();
     let word = lid / 32u;
     let bit = 1u << (lid % 32u);
+    var count = 0u;
     for (var round = 0u; round < ROUNDS; round++) {
         let valid = round * WORKGROUP_SIZE + lid < span.y;
         var digit = 0u;
         if valid {
             digit = digit_of(own_keys[round]);
-            atomicOr(&wg_masks[digit * MASK_WORDS + word], bit);
+            atomicOr(&wg_masks[word * RADIX + digit], bit);
         }
         own_digits[round] = digit;
         workgroupBarrier();
-        var rank = NO_KEY;
-        var last = false;
+        var below = 0u;
         if valid {
-            let masks = digit * MASK_WORDS;
-            var before = 0u;
-            for (var w = 0u; w < word; w++) {
-                before += countOneBits(atomicLoad(&wg_masks[masks + w]));
-            }
-            let own = atomicLoad(&wg_masks[masks + word]);
-            before += countOneBits(own & (bit - 1u));
-            // The last lane of its digit in this round counts the round's keys of the digit.
-            var later = own & ~(bit | (bit - 1u));
-            for (var w = word + 1u; w < MASK_WORDS; w++) {
-                later |= atomicLoad(&wg_masks[masks + w]);
-            }
-            last = later == 0u;
-            rank = wg_count[digit] + before;
+            below = countOneBits(atomicLoad(&wg_masks[word * RADIX + digit]) & (bit - 1u));
+        }
+        var running = count;
+        for (var w = 0u; w < MASK_WORDS; w += 2u) {
+            let first = countOneBits(atomicLoad(&wg_masks[w * RADIX + lid]));
+            let second = countOneBits(atomicLoad(&wg_masks[(w + 1u) * RADIX + lid]));
+            wg_before[w / 2u * RADIX + lid] = running | ((running + first) << 16u);
+            running += first + second;
+        }
+        workgroupBarrier();
+        var rank = NO_KEY;
+        if valid {
+            let before = wg_before[word / 2u * RADIX + digit] >> (16u * (word & 1u));
+            rank = (before & 0xffffu) + below;
         }
         own_ranks[round] = rank;
-        workgroupBarrier();
-        if last {
-            wg_count[digit] = rank + 1u;
-        }
         for (var w = 0u; w < MASK_WORDS; w++) {
-            atomicStore(&wg_masks[lid * MASK_WORDS + w], 0u);
+            atomicStore(&wg_masks[w * RADIX + lid], 0u);
         }
+        count = running;
         workgroupBarrier();
     }
+    return count;
 }
 
-// wg_start: the exclusive sum of wg_count over the digits (invocation d owns digit d).
-fn start_digits(lid: u32) {
-    let count = wg_count[lid];
+// wg_start: the exclusive sum of `count` over the digits (invocation d passes digit d's).
+fn start_digits(count: u32, lid: u32) {
     var sum = count;
     wg_start[lid] = sum;
     workgroupBarrier();
@@ -201,13 +204,13 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
         }
     }
     // Wrapping arithmetic: first - start + slot is the place.
-    wg_count[lid] = first - wg_start[lid];
+    wg_before[lid] = first - wg_start[lid];
     workgroupBarrier();
     for (var round = 0u; round < ROUNDS; round++) {
         let slot = round * WORKGROUP_SIZE + lid;
         if slot < span.y {
             let key = wg_keys[slot];
-            let place = wg_count[digit_of(key)] + slot;
+            let place = wg_before[digit_of(key)] + slot;
             keys_out[place] = key;
             move_staged_value(slot, place);
         }
@@ -223,7 +226,7 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         return;
     }
     let span = tile_span(tile);
-    rank_tile(span, lid);
-    start_digits(lid);
+    let count = rank_tile(span, lid);
+    start_digits(count, lid);
     scatter_tile(span, lid, offsets[lid * params.tiles + tile]);
 }
