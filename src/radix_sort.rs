@@ -14,6 +14,7 @@ use crate::ops::{ReduceOp, ScanKind};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scan::ScanOptions;
 use crate::scratch::Scratch;
+use crate::sort::SortOptions;
 use crate::tuning;
 use crate::{Error, Gpu};
 
@@ -93,17 +94,51 @@ fn digit_passes(bits: Range<u32>) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// How a radix sort ranks its tiles' keys: with lane masks in workgroup memory, or with the
+/// ballots of subgroups of this many lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rank {
+    Masks,
+    Subgroups(u32),
+}
+
+impl Rank {
+    /// Workgroup memory of the rank and of the scatter besides its tile: `wg_start`, and the
+    /// module's own (lib/radix_rank/*.wgsl).
+    fn memory(self) -> u64 {
+        match self {
+            Rank::Masks => tuning::RADIX_MASKS_MEMORY,
+            Rank::Subgroups(lanes) => {
+                (RADIX * 4) as u64 + 4 + u64::from(rank_rows(lanes)) * (RADIX as u64 / 2) * 4
+            }
+        }
+    }
+}
+
+/// Subgroups of a workgroup (`RANK_ROWS` in lib/radix_rank/subgroups.wgsl).
+fn rank_rows(lanes: u32) -> u32 {
+    WORKGROUP_SIZE as u32 / lanes
+}
+
 fn specialization(
     key: KeyType,
     order: Order,
     value_size: u32,
     counted: bool,
     rounds: u32,
+    rank: Rank,
 ) -> Specialization {
     let mut constants = vec![
         ("DESCENDING", u32::from(order == Order::Descending)),
         ("ROUNDS", rounds),
     ];
+    let rank_module = match rank {
+        Rank::Masks => "lib/radix_rank/masks",
+        Rank::Subgroups(lanes) => {
+            constants.push(("RANK_ROWS", rank_rows(lanes)));
+            "lib/radix_rank/subgroups"
+        }
+    };
     let (values, value_constants) = move_values_module(value_size);
     constants.extend(value_constants);
     if value_size > 0 {
@@ -119,6 +154,7 @@ fn specialization(
             ("key", key.module()),
             ("move_values", values),
             ("key_count", count),
+            ("rank", rank_module),
         ],
         constants,
         with_values: value_size > 0,
@@ -130,25 +166,47 @@ fn tile_len(rounds: u32) -> usize {
     WORKGROUP_SIZE * rounds as usize
 }
 
-/// Workgroup memory of the scatter: its digit masks and counts, and its tile sorted by digit
-/// (keys, and each value's source index).
-fn scatter_memory(key_size: u32, value_size: u32, rounds: u32) -> u64 {
+/// Workgroup memory of the scatter: its rank's, and its tile sorted by digit (keys, and each
+/// value's source index).
+fn scatter_memory(key_size: u32, value_size: u32, rounds: u32, rank: Rank) -> u64 {
     let per_key = u64::from(key_size) + if value_size > 0 { 4 } else { 0 };
-    tuning::RADIX_FIXED_MEMORY + tile_len(rounds) as u64 * per_key
+    rank.memory() + tile_len(rounds) as u64 * per_key
 }
 
 impl Gpu {
-    /// Checks a radix sort's bit range and the device, and plans its passes.
+    /// How to rank keys for `subgroups` (the option): ballots where every subgroup has the
+    /// same size, from 4 to 128 lanes (a ballot's vec4), and the device runs them.
+    fn radix_rank(&self, subgroups: Option<bool>) -> Result<Rank, Error> {
+        let info = self.adapter_info();
+        let (min, max) = (info.subgroup_min_size, info.subgroup_max_size);
+        let fixed = min == max && (4..=128).contains(&min) && self.has_subgroups();
+        match subgroups {
+            Some(true) if !fixed => Err(Error::Unsupported(format!(
+                "subgroup ranks need subgroup operations with one subgroup size of 4 to 128 \
+                 lanes; this device reports {min} to {max}{}",
+                if self.has_subgroups() {
+                    ""
+                } else {
+                    ", and no Features::SUBGROUP"
+                }
+            ))),
+            Some(false) => Ok(Rank::Masks),
+            _ if fixed => Ok(Rank::Subgroups(min)),
+            _ => Ok(Rank::Masks),
+        }
+    }
+
+    /// Checks a radix sort's options (order, bits, subgroups) and the device, and plans its
+    /// passes.
     pub(crate) fn plan_radix_sort(
         &self,
         key: KeyType,
         len: usize,
         value_size: u32,
-        order: Order,
-        bits: Option<Range<u32>>,
         counted: bool,
+        options: &SortOptions,
     ) -> Result<RadixPlan, Error> {
-        let bits = bits.unwrap_or(0..key.bits());
+        let bits = options.bits.clone().unwrap_or(0..key.bits());
         if bits.start > bits.end || bits.end > key.bits() {
             return Err(Error::InvalidOptions(format!(
                 "bits {bits:?} is not a range within the {} bits of {} keys",
@@ -156,13 +214,16 @@ impl Gpu {
                 key.name()
             )));
         }
+        let rank = self.radix_rank(options.subgroups)?;
         self.check_storage_buffers(&RADIX_SCATTER, value_size > 0)?;
         let rounds = tuning::radix_rounds(
             key.size(),
             value_size,
             self.limits().max_compute_workgroup_storage_size,
+            rank.memory(),
         );
-        self.check_workgroup_memory(scatter_memory(key.size(), value_size, rounds), "radix sort")?;
+        let memory = scatter_memory(key.size(), value_size, rounds, rank);
+        self.check_workgroup_memory(memory, "radix sort")?;
         let tile = tile_len(rounds);
         let tiles = len.div_ceil(tile);
         // The histograms, one word per (digit, tile), must fit one binding too.
@@ -181,7 +242,7 @@ impl Gpu {
             value_size,
             passes: digit_passes(bits),
             counted,
-            specialization: specialization(key, order, value_size, counted, rounds),
+            specialization: specialization(key, options.order, value_size, counted, rounds, rank),
         })
     }
 
@@ -306,12 +367,20 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
     for key in KeyType::ALL {
         for order in [Order::Ascending, Order::Descending] {
-            for (value_size, rounds) in [(0, tuning::RADIX_ROUNDS), (4, 3), (8, 1)] {
+            for (value_size, rounds, rank) in [
+                (0, tuning::RADIX_ROUNDS, Rank::Masks),
+                (4, 3, Rank::Masks),
+                (8, 1, Rank::Masks),
+                (0, tuning::RADIX_ROUNDS, Rank::Subgroups(32)),
+                (4, 5, Rank::Subgroups(8)),
+                (8, 2, Rank::Subgroups(128)),
+            ] {
                 for (histogram, scatter, counted) in [
                     (&RADIX_HISTOGRAM, &RADIX_SCATTER, false),
                     (&RADIX_HISTOGRAM_COUNTED, &RADIX_SCATTER_COUNTED, true),
                 ] {
-                    let specialization = specialization(key, order, value_size, counted, rounds);
+                    let specialization =
+                        specialization(key, order, value_size, counted, rounds, rank);
                     out.push(crate::kernel_tests::Configuration {
                         kernel: histogram,
                         specialization: specialization.clone(),
@@ -320,7 +389,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     out.push(crate::kernel_tests::Configuration {
                         kernel: scatter,
                         specialization,
-                        workgroup_memory: scatter_memory(key.size(), value_size, rounds),
+                        workgroup_memory: scatter_memory(key.size(), value_size, rounds, rank),
                     });
                 }
             }

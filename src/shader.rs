@@ -29,6 +29,8 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/merge_tile"),
     wgsl!("lib/move_values/none"),
     wgsl!("lib/move_values/words"),
+    wgsl!("lib/radix_rank/masks"),
+    wgsl!("lib/radix_rank/subgroups"),
     wgsl!("lib/order"),
     wgsl!("lib/scan_io/scalar"),
     wgsl!("lib/scan_io/vec4"),

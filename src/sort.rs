@@ -47,6 +47,11 @@ pub struct SortOptions {
     /// there. `None` sorts on all of them. A range beyond the key's bits is
     /// [`Error::InvalidOptions`].
     pub bits: Option<Range<u32>>,
+    /// Radix sort only: whether to rank keys with subgroup ballots (lib/radix_rank/subgroups)
+    /// or with lane masks in workgroup memory (lib/radix_rank/masks). `None` takes subgroups
+    /// where the device has them with one fixed subgroup size; `Some(true)` where it has not is
+    /// [`Error::Unsupported`].
+    pub subgroups: Option<bool>,
     /// Merge sort only: invocations per workgroup, for the block sort and the merge passes;
     /// `None` lets wgmerge choose.
     pub workgroup_size: Option<u32>,
@@ -392,15 +397,13 @@ impl Gpu {
                         max,
                     });
                 }
-                let bits = options.bits.clone();
-                let plan =
-                    self.plan_radix_sort(key, len, value_size, options.order, bits, counted)?;
+                let plan = self.plan_radix_sort(key, len, value_size, counted, options)?;
                 Ok(SortPlanned::Radix(plan))
             }
             SortAlgorithm::Merge => {
-                if options.bits.is_some() {
+                if options.bits.is_some() || options.subgroups.is_some() {
                     return Err(Error::InvalidOptions(
-                        "bits sorts on part of the keys with SortAlgorithm::Radix only".into(),
+                        "bits and subgroups are options of SortAlgorithm::Radix only".into(),
                     ));
                 }
                 Ok(SortPlanned::Merge(

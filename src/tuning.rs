@@ -131,20 +131,27 @@ pub(crate) const RADIX_ROUNDS: u32 = 8;
 pub(crate) const MAX_RADIX_ROUNDS: u32 = 16;
 const _: () = assert!(RADIX_ROUNDS <= MAX_RADIX_ROUNDS);
 
-/// Bytes of workgroup memory a radix sort scatter needs besides its tile: the digit masks (one
-/// bit per lane and digit), their counts (16 bits per mask) and a word per digit.
-pub(crate) const RADIX_FIXED_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
+/// Bytes of workgroup memory a radix sort scatter ranking with lane masks needs besides its
+/// tile: the digit masks (one bit per lane and digit), their counts (16 bits per mask) and a
+/// word per digit.
+pub(crate) const RADIX_MASKS_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
 
 /// Rounds of 256 keys per radix sort tile for keys of `key_size` bytes and values of
-/// `value_size` (0 for none) on a device with `workgroup_memory` bytes of it: the scatter sorts
+/// `value_size` (0 for none) on a device with `workgroup_memory` bytes of it, of which the rank
+/// takes `rank_memory` (13 KiB with lane masks, 5 KiB with 32-lane subgroups): the scatter sorts
 /// its tile by digit in workgroup memory (each key, and each value's source index), so that each
 /// digit's keys leave in one run; larger tiles make longer runs and fewer histogram words per
 /// key. [`RADIX_ROUNDS`] (tiles of 2048) where they fit, else as many as fit (at least one:
 /// WebGPU's default 16 KiB holds 256 64-bit keys with values). Not yet measured on a GPU (issue
 /// 20 tunes it).
-pub(crate) fn radix_rounds(key_size: u32, value_size: u32, workgroup_memory: u32) -> u32 {
+pub(crate) fn radix_rounds(
+    key_size: u32,
+    value_size: u32,
+    workgroup_memory: u32,
+    rank_memory: u64,
+) -> u32 {
     let per_key = u64::from(key_size) + if value_size > 0 { 4 } else { 0 };
-    let room = u64::from(workgroup_memory).saturating_sub(RADIX_FIXED_MEMORY);
+    let room = u64::from(workgroup_memory).saturating_sub(rank_memory);
     let fit = (room / (256 * per_key)) as u32;
     fit.clamp(1, RADIX_ROUNDS)
 }
@@ -283,15 +290,17 @@ mod tests {
     fn radix_tiles_fit_workgroup_memory() {
         let defaults = wgpu::Limits::default().max_compute_workgroup_storage_size;
         assert_eq!(defaults, 16384);
-        assert_eq!(radix_rounds(4, 0, defaults), 3);
-        assert_eq!(radix_rounds(4, 4, defaults), 1);
-        assert_eq!(radix_rounds(8, 8, defaults), 1);
-        assert_eq!(radix_rounds(8, 8, 1024), 1);
-        assert_eq!(radix_rounds(4, 0, 49152), RADIX_ROUNDS);
+        let masks = RADIX_MASKS_MEMORY;
+        assert_eq!(radix_rounds(4, 0, defaults, masks), 3);
+        assert_eq!(radix_rounds(4, 4, defaults, masks), 1);
+        assert_eq!(radix_rounds(8, 8, defaults, masks), 1);
+        assert_eq!(radix_rounds(8, 8, 1024, masks), 1);
+        assert_eq!(radix_rounds(4, 0, 49152, masks), RADIX_ROUNDS);
+        assert_eq!(radix_rounds(8, 8, defaults, 5 << 10), 3);
         for (key, value) in [(4, 0), (4, 4), (8, 0), (8, 8)] {
-            let rounds = radix_rounds(key, value, defaults);
+            let rounds = radix_rounds(key, value, defaults, masks);
             let staged = u64::from(rounds) * 256 * u64::from(key + if value > 0 { 4 } else { 0 });
-            assert!(RADIX_FIXED_MEMORY + staged <= u64::from(defaults));
+            assert!(masks + staged <= u64::from(defaults));
             assert!(rounds <= MAX_RADIX_ROUNDS);
         }
     }

@@ -1,6 +1,7 @@
 //! Radix sort against the CPU: bit ranges of every key type in both orders with provenance
 //! values, every size to 70, awkward keys, argsort, the resident form with an odd number of
-//! passes, and what each algorithm refuses.
+//! passes, and what each algorithm refuses; each rank path (lane masks, subgroup ballots) where
+//! the device has both.
 
 mod common;
 
@@ -35,8 +36,25 @@ fn check<K: TestKey>(keys: &[K], options: &SortOptions, context: &str) {
     assert_same(&got_wide, &want_wide, context);
 }
 
+/// Both ways of ranking keys where the device has both: lane masks in workgroup memory, and
+/// subgroup ballots (lavapipe has subgroups of 8 lanes; llvmpipe's OpenGL has none).
+fn rank_paths() -> Vec<Option<bool>> {
+    let subgroups = SortOptions {
+        subgroups: Some(true),
+        ..Default::default()
+    };
+    match gpu().sort_with(&[2u32, 1], &subgroups) {
+        Ok(sorted) => {
+            assert_eq!(sorted, [1, 2]);
+            vec![Some(false), Some(true)]
+        }
+        Err(Error::Unsupported(_)) => vec![Some(false)],
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// Bit ranges: whole keys, single digits, ranges that are not multiples of 8, ranges that end at
-/// the key's width (no key may be lost there), and one of no bits.
+/// the key's width (no key may be lost there), and one of no bits; each rank path.
 fn bit_ranges<K: TestKey>() {
     let mut rng = rng(&format!("radix::<{}>", K::TYPE.name()));
     let width = K::TYPE.bits();
@@ -51,17 +69,24 @@ fn bit_ranges<K: TestKey>() {
         Some(5..5),
     ];
     let mut shapes = Shape::ALL.iter().cycle();
+    let paths = rank_paths();
+    let mut path = paths.iter().cycle();
     for order in ORDERS {
         for bits in ranges.clone() {
             for len in [1, 2049, 10_000] {
                 let shape = *shapes.next().unwrap();
                 let keys = shuffled::<K>(&mut rng, shape, len);
+                let subgroups = *path.next().unwrap();
                 let options = SortOptions {
                     order,
                     bits: bits.clone(),
+                    subgroups,
                     ..Default::default()
                 };
-                let context = format!("{} {order:?} {bits:?} {shape:?} len={len}", K::TYPE.name());
+                let context = format!(
+                    "{} {order:?} {bits:?} {shape:?} len={len} subgroups={subgroups:?}",
+                    K::TYPE.name()
+                );
                 check(&keys, &options, &context);
             }
         }
@@ -81,21 +106,23 @@ every_key_type!(bit_ranges);
 #[test]
 fn every_size_to_70_and_random_sizes() {
     let mut rng = rng("radix::sizes");
-    for order in ORDERS {
+    for (order, subgroups) in ORDERS.into_iter().zip(rank_paths().into_iter().cycle()) {
         let options = SortOptions {
             order,
+            subgroups,
             ..Default::default()
         };
+        let context = |what: &str| format!("{what} {order:?} subgroups={subgroups:?}");
         for len in 0..=70 {
             let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..20)).collect();
-            check(&keys, &options, &format!("u32 {order:?} len={len}"));
+            check(&keys, &options, &context(&format!("u32 len={len}")));
             let keys: Vec<i64> = (0..len).map(|_| rng.random_range(-5..5) << 40).collect();
-            check(&keys, &options, &format!("i64 {order:?} len={len}"));
+            check(&keys, &options, &context(&format!("i64 len={len}")));
         }
         for _ in 0..3 {
             let len = rng.random_range(70..1_500_000);
             let keys: Vec<u32> = (0..len).map(|_| rng.random()).collect();
-            check(&keys, &options, &format!("u32 {order:?} random len={len}"));
+            check(&keys, &options, &context(&format!("u32 random len={len}")));
         }
     }
 }
@@ -239,6 +266,15 @@ fn options_each_algorithm_refuses() {
     };
     assert!(matches!(
         gpu.sort_with(&[1u32], &merge_bits),
+        Err(Error::InvalidOptions(_))
+    ));
+    let merge_subgroups = SortOptions {
+        algorithm: SortAlgorithm::Merge,
+        subgroups: Some(false),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu.sort_with(&[1u32], &merge_subgroups),
         Err(Error::InvalidOptions(_))
     ));
     let radix_shape = SortOptions {

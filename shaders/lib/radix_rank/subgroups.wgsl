@@ -1,0 +1,147 @@
+// Radix sort's rank with subgroup ballots (radix_sort.wgsl includes it as `rank`; Merrill and
+// Adinets' warp-level multi-split). Each subgroup takes ROUNDS * its size consecutive keys of the
+// tile, in the order the subgroups take their place from a counter, and ranks them in rounds of
+// one key a lane with no barrier: nine ballots (the digit's eight bits, and whether the lane has
+// a key) find the lanes of the same digit, the lowest of them adds their number to the
+// subgroup's count of the digit in workgroup memory, and each lane's rank there is that count
+// before plus its lower lanes of the digit. Once every subgroup is done, the digits' owners turn
+// the subgroups' counts into prefixes, which each lane adds to its ranks.
+//
+// The host takes this module only where every subgroup has the same size (wgpu reports its
+// minimum equal to its maximum) and sets RANK_ROWS to WORKGROUP_SIZE over it: a subgroup's row
+// is its first lane over its size. Lanes are numbered by subgroupExclusiveAdd, so the mapping of
+// subgroups to local_invocation_index does not matter. Ballots hold up to 128 lanes (vec4).
+
+// Subgroups of a workgroup.
+override RANK_ROWS: u32 = 8u;
+override RANK_WORDS: u32 = RANK_ROWS * RADIX / 2u;
+
+// Lanes that have taken their place.
+var<workgroup> wg_lanes_taken: atomic<u32>;
+// Per subgroup row and digit pair (`[row * RADIX / 2 + digit / 2]`), two 16-bit halves: the
+// subgroup's keys of each digit, then the keys of each digit in the rows before; after the
+// ranks, rows 0 and 1 hold each digit's output place less its first slot in the sorted tile.
+var<workgroup> wg_rows: array<atomic<u32>, RANK_WORDS>;
+
+// The lanes below `lane`, as a ballot.
+fn lanes_below(lane: u32) -> vec4<u32> {
+    var below = vec4(0u);
+    for (var i = 0u; i < 4u; i++) {
+        let first = 32u * i;
+        if lane >= first + 32u {
+            below[i] = 0xffffffffu;
+        } else if lane > first {
+            below[i] = (1u << (lane - first)) - 1u;
+        }
+    }
+    return below;
+}
+
+fn ballot_count(ballot: vec4<u32>) -> u32 {
+    let bits = countOneBits(ballot);
+    return bits.x + bits.y + bits.z + bits.w;
+}
+
+fn ballot_first(ballot: vec4<u32>) -> u32 {
+    for (var i = 0u; i < 4u; i++) {
+        if ballot[i] != 0u {
+            return 32u * i + firstTrailingBit(ballot[i]);
+        }
+    }
+    return 0u;
+}
+
+fn row_word(row: u32, digit: u32) -> u32 {
+    return row * (RADIX / 2u) + digit / 2u;
+}
+
+fn half_of(word: u32, digit: u32) -> u32 {
+    return (word >> (16u * (digit & 1u))) & 0xffffu;
+}
+
+// Loads and ranks the tile's keys (into own_*); returns the tile's number of keys of digit `lid`.
+fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
+    if lid == 0u {
+        atomicStore(&wg_lanes_taken, 0u);
+    }
+    for (var w = lid; w < RANK_WORDS; w += WORKGROUP_SIZE) {
+        atomicStore(&wg_rows[w], 0u);
+    }
+    workgroupBarrier();
+    let lane = subgroupExclusiveAdd(1u);
+    let lanes = subgroupAdd(1u);
+    var first = 0u;
+    if lane == 0u {
+        first = atomicAdd(&wg_lanes_taken, lanes);
+    }
+    first = subgroupBroadcastFirst(first);
+    let row = first / lanes;
+    own_base = first * ROUNDS + lane;
+    own_step = lanes;
+    // Every load first, so that they are all in flight at once.
+    for (var round = 0u; round < ROUNDS; round++) {
+        let k = own_base + round * own_step;
+        if k < span.y {
+            own_keys[round] = keys_in[span.x + k];
+        }
+    }
+    let below = lanes_below(lane);
+    for (var round = 0u; round < ROUNDS; round++) {
+        let valid = own_base + round * own_step < span.y;
+        // Bit 8 set: no key, matching no digit.
+        var digit = RADIX;
+        if valid {
+            digit = digit_of(own_keys[round]);
+        }
+        var same = subgroupBallot(true);
+        for (var b = 0u; b < 9u; b++) {
+            let one = ((digit >> b) & 1u) == 1u;
+            let votes = subgroupBallot(one);
+            same &= select(~votes, votes, vec4(one));
+        }
+        let lower = ballot_count(same & below);
+        var before = 0u;
+        if valid && lower == 0u {
+            let shift = 16u * (digit & 1u);
+            let counts = atomicAdd(&wg_rows[row_word(row, digit)], ballot_count(same) << shift);
+            before = (counts >> shift) & 0xffffu;
+        }
+        before = subgroupShuffle(before, ballot_first(same));
+        own_digits[round] = digit & (RADIX - 1u);
+        own_ranks[round] = select(NO_KEY, before + lower, valid);
+    }
+    workgroupBarrier();
+    // Invocation t owns digits 2t and 2t + 1 (one word per row): each row's counts become the
+    // counts of the rows before it. No half overflows: a digit has at most TILE keys.
+    if lid < RADIX / 2u {
+        var running = 0u;
+        for (var r = 0u; r < RANK_ROWS; r++) {
+            let counts = atomicLoad(&wg_rows[row_word(r, 2u * lid)]);
+            atomicStore(&wg_rows[row_word(r, 2u * lid)], running);
+            running += counts;
+        }
+        wg_start[2u * lid] = running & 0xffffu;
+        wg_start[2u * lid + 1u] = running >> 16u;
+    }
+    workgroupBarrier();
+    for (var round = 0u; round < ROUNDS; round++) {
+        let rank = own_ranks[round];
+        if rank != NO_KEY {
+            let digit = own_digits[round];
+            own_ranks[round] = rank + half_of(atomicLoad(&wg_rows[row_word(row, digit)]), digit);
+        }
+    }
+    let count = wg_start[lid];
+    // Rows are reused for the places once every lane has read its prefixes.
+    workgroupBarrier();
+    return count;
+}
+
+// Digit d's output place less its first slot in the sorted tile, once the ranks are done.
+fn set_place(digit: u32, place: u32) {
+    atomicStore(&wg_rows[digit], place);
+}
+
+fn place_of(digit: u32) -> u32 {
+    return atomicLoad(&wg_rows[digit]);
+}
