@@ -365,6 +365,15 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         bench_sort(&gpu, n, SortAlgorithm::Radix, args)
                             .map_err(|e| ("radix sort".to_string(), e)),
                     );
+                    // The rank without subgroups, as devices without them run it.
+                    let masks = SortOptions {
+                        subgroups: Some(false),
+                        ..Default::default()
+                    };
+                    outcome.push(
+                        bench_sort_with(&gpu, n, &masks, "radix sort (lane masks)", args)
+                            .map_err(|e| ("radix sort (lane masks)".to_string(), e)),
+                    );
                     for variant in RadixVariant::ALL {
                         let row = match variant {
                             RadixVariant::Pairs => bench_radix::<u32>(&gpu, n, variant, args),
@@ -673,6 +682,25 @@ fn bench_merge(
 /// repetition copies the unsorted input into the keys buffer and sorts it there, as CUB's sorts
 /// read one buffer and write another; the result is checked once against the CPU.
 fn bench_sort(gpu: &Gpu, n: usize, algorithm: SortAlgorithm, args: &Args) -> Result<Row, Failure> {
+    let label = match algorithm {
+        SortAlgorithm::Radix => "radix sort",
+        SortAlgorithm::Merge => "merge sort",
+    };
+    let options = SortOptions {
+        algorithm,
+        ..Default::default()
+    };
+    bench_sort_with(gpu, n, &options, label, args)
+}
+
+/// u32 keys sorted with `options`, labelled `label`.
+fn bench_sort_with(
+    gpu: &Gpu,
+    n: usize,
+    options: &SortOptions,
+    label: &str,
+    args: &Args,
+) -> Result<Row, Failure> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
     let input: Vec<u32> = (0..n).map(|_| rng.random()).collect();
     let buffer = |usage| {
@@ -696,24 +724,16 @@ fn bench_sort(gpu: &Gpu, n: usize, algorithm: SortAlgorithm, args: &Args) -> Res
         values: None,
     };
     let scratch = gpu.create_scratch();
-    let options = SortOptions {
-        algorithm,
-        ..Default::default()
-    };
     let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
         encoder.copy_buffer_to_buffer(&unsorted, 0, &keys, 0, n as u64 * 4);
-        gpu.encode_sort::<u32>(encoder, &scratch, &buffers, &options)
+        gpu.encode_sort::<u32>(encoder, &scratch, &buffers, options)
     })?;
     drop((unsorted, keys, temp));
-    let label = match algorithm {
-        SortAlgorithm::Radix => "radix sort",
-        SortAlgorithm::Merge => "merge sort",
-    };
     let mut row = Row::new("sort", label, None, n, time, 8.0);
     let mut want = input.clone();
     want.par_sort_unstable();
     let (end_to_end, sorted) = timing::median_wall_time(args.end_to_end_repeats.max(1), || {
-        gpu.sort_with(&input, &options)
+        gpu.sort_with(&input, options)
     });
     row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
     row.correct = Some(sorted? == want);
