@@ -1,14 +1,19 @@
 // LSD radix sort, one pass per digit of up to 8 bits of the keys' order-preserving bits
 // (lib/keys: key_order_bits), in the portable reduce-then-scan form of the radix-sort chapter:
 //
-// 1. radix_histogram: each workgroup counts the digits of its tile of TILE keys and writes the
-//    counts digit-major (`counts[digit * tiles + tile]`);
-// 2. the crate's scan turns them into each (digit, tile)'s first place in the output (an
-//    exclusive sum: every tile's digit 0 first, then digit 1, ...);
+// 1. radix_histogram: each workgroup counts the digits of its run of params.tiles_per_group
+//    tiles of TILE keys and writes the counts digit-major (`counts[digit * groups + group]`);
+// 2. the crate's scan turns them into each (digit, workgroup)'s first place in the output (an
+//    exclusive sum: every workgroup's digit 0 first, then digit 1, ...);
 // 3. radix_scatter: each workgroup ranks its tile's keys (rank_tile, from the `rank` module:
 //    lib/radix_rank/masks.wgsl without subgroups, lib/radix_rank/subgroups.wgsl with them),
 //    sorts them by digit in workgroup memory, and writes them out in that order, so the keys of
-//    one digit leave as one run of consecutive places (about TILE / 256 keys).
+//    one digit leave as one run of consecutive places (about TILE / 256 keys); tile after tile
+//    of its run, each digit's next place carried from one to the next.
+//
+// A workgroup takes a run of tiles, not one, so that the histograms are a few words per
+// workgroup rather than per tile: per tile, their scattered writes and reads and their scan moved
+// as many bytes as the keys (run 63).
 //
 // No workgroup ever waits on another, so this is safe on every adapter. Ranks are stable, so
 // descending order is the ascending sort of each digit's complement.
@@ -25,9 +30,13 @@
 struct RadixParams {
     len: u32,
     tiles: u32,
+    // Workgroups, and the tiles each takes (the last may find fewer).
+    groups: u32,
+    tiles_per_group: u32,
     // The digit's first bit in the 64-bit order-preserving pattern, and its mask (0-8 bits).
     shift: u32,
     mask: u32,
+    pad: vec2<u32>,
 }
 
 @group(0) @binding(0) var<uniform> params: RadixParams;
@@ -76,32 +85,41 @@ fn tile_span(tile: u32) -> vec2<u32> {
 
 var<workgroup> wg_histogram: array<atomic<u32>, RADIX>;
 
+// The tiles of workgroup `group`.
+fn group_tiles(group: u32) -> vec2<u32> {
+    let first = group * params.tiles_per_group;
+    return vec2(first, min(first + params.tiles_per_group, params.tiles));
+}
+
 @compute @workgroup_size(256)
 fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                    @builtin(num_workgroups) num_workgroups: vec3<u32>,
                    @builtin(local_invocation_index) lid: u32) {
-    let tile = group_index(workgroup_id, num_workgroups);
-    if tile >= params.tiles {
+    let group = group_index(workgroup_id, num_workgroups);
+    if group >= params.groups {
         return;
     }
     atomicStore(&wg_histogram[lid], 0u);
     workgroupBarrier();
-    let span = tile_span(tile);
-    // Every load first, so that they are all in flight at once (run 61: loads between the
-    // atomics waited one after another, 1.4 ms a pass at 2^28 keys).
-    for (var round = 0u; round < ROUNDS; round++) {
-        let k = round * WORKGROUP_SIZE + lid;
-        if k < span.y {
-            own_keys[round] = keys_in[span.x + k];
+    let tiles = group_tiles(group);
+    for (var tile = tiles.x; tile < tiles.y; tile++) {
+        let span = tile_span(tile);
+        // Every load first, so that they are all in flight at once (run 61: loads between the
+        // atomics waited one after another, 1.4 ms a pass at 2^28 keys).
+        for (var round = 0u; round < ROUNDS; round++) {
+            let k = round * WORKGROUP_SIZE + lid;
+            if k < span.y {
+                own_keys[round] = keys_in[span.x + k];
+            }
         }
-    }
-    for (var round = 0u; round < ROUNDS; round++) {
-        if round * WORKGROUP_SIZE + lid < span.y {
-            atomicAdd(&wg_histogram[digit_of(own_keys[round])], 1u);
+        for (var round = 0u; round < ROUNDS; round++) {
+            if round * WORKGROUP_SIZE + lid < span.y {
+                atomicAdd(&wg_histogram[digit_of(own_keys[round])], 1u);
+            }
         }
     }
     workgroupBarrier();
-    counts[lid * params.tiles + tile] = atomicLoad(&wg_histogram[lid]);
+    counts[lid * params.groups + group] = atomicLoad(&wg_histogram[lid]);
 }
 
 // Per digit: its first slot in the tile sorted by digit.
@@ -166,12 +184,20 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
 fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                  @builtin(num_workgroups) num_workgroups: vec3<u32>,
                  @builtin(local_invocation_index) lid: u32) {
-    let tile = group_index(workgroup_id, num_workgroups);
-    if tile >= params.tiles {
+    let group = group_index(workgroup_id, num_workgroups);
+    if group >= params.groups {
         return;
     }
-    let span = tile_span(tile);
-    let count = rank_tile(span, lid);
-    start_digits(count, lid);
-    scatter_tile(span, lid, offsets[lid * params.tiles + tile]);
+    // Digit lid's next place in the output.
+    var next = offsets[lid * params.groups + group];
+    let tiles = group_tiles(group);
+    for (var tile = tiles.x; tile < tiles.y; tile++) {
+        let span = tile_span(tile);
+        let count = rank_tile(span, lid);
+        start_digits(count, lid);
+        scatter_tile(span, lid, next);
+        next += count;
+        // The next tile's rank reuses what this one's writes read.
+        workgroupBarrier();
+    }
 }

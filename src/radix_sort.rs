@@ -64,8 +64,11 @@ const OFFSETS: usize = 43;
 struct RadixParams {
     len: u32,
     tiles: u32,
+    groups: u32,
+    tiles_per_group: u32,
     shift: u32,
     mask: u32,
+    pad: [u32; 2],
 }
 
 /// A planned radix sort.
@@ -73,6 +76,9 @@ struct RadixParams {
 pub(crate) struct RadixPlan {
     len: usize,
     tiles: usize,
+    /// Workgroups of each kernel, and the run of tiles each takes.
+    groups: usize,
+    tiles_per_group: usize,
     key_size: u32,
     value_size: u32,
     /// Each pass's first bit and digit mask.
@@ -226,18 +232,13 @@ impl Gpu {
         self.check_workgroup_memory(memory, "radix sort")?;
         let tile = tile_len(rounds);
         let tiles = len.div_ceil(tile);
-        // The histograms, one word per (digit, tile), must fit one binding too.
-        let max = self.max_scan_len();
-        if tiles * RADIX > max {
-            return Err(Error::TooLarge {
-                what: "radix sort input",
-                len,
-                max: max / RADIX * tile,
-            });
-        }
+        let tiles_per_group = tuning::radix_tiles_per_workgroup(tiles);
+        let groups = tiles.div_ceil(tiles_per_group);
         Ok(RadixPlan {
             len,
             tiles,
+            groups,
+            tiles_per_group,
             key_size: key.size(),
             value_size,
             passes: digit_passes(bits),
@@ -279,10 +280,10 @@ impl Gpu {
         let scatter = self.pipeline(scatter_kernel, &plan.specialization)?;
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         // A multiple of 4 words: the scan reads them as whole vec4s.
-        let words = plan.tiles * RADIX;
+        let words = plan.groups * RADIX;
         let counts = scratch.temporary(&self.device, COUNTS, words as u64 * 4, usage);
         let offsets = scratch.temporary(&self.device, OFFSETS, words as u64 * 4, usage);
-        let groups = self.dispatch_shape(plan.tiles as u32)?;
+        let groups = self.dispatch_shape(plan.groups as u32)?;
         let placeholder = scratch.placeholder();
         let len = plan.len;
         for (pass, &(shift, mask)) in passes.iter().enumerate() {
@@ -292,8 +293,11 @@ impl Gpu {
                 bytemuck::bytes_of(&RadixParams {
                     len: len as u32,
                     tiles: plan.tiles as u32,
+                    groups: plan.groups as u32,
+                    tiles_per_group: plan.tiles_per_group as u32,
                     shift,
                     mask,
+                    pad: [0; 2],
                 }),
             );
             let keys_in = wgpu::BindGroupEntry {
@@ -324,7 +328,7 @@ impl Gpu {
                 scratch,
                 (&counts, 0),
                 (&offsets, 0),
-                plan.tiles * RADIX,
+                words,
                 ScanKind::Exclusive,
                 ReduceOp::Sum,
                 &ScanOptions::default(),

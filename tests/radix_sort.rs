@@ -127,6 +127,28 @@ fn every_size_to_70_and_random_sizes() {
     }
 }
 
+/// Inputs of more tiles than workgroups (over 1024 tiles of at most 2048 keys), so that each
+/// workgroup sorts a run of tiles and carries its digits' places from one to the next; the last
+/// workgroup's run is shorter, and its last tile partial.
+#[test]
+fn workgroups_take_runs_of_tiles() {
+    let mut rng = rng("radix::runs");
+    for (order, subgroups) in ORDERS.into_iter().zip(rank_paths().into_iter().cycle()) {
+        let len = (1 << 21) + 2048 * 3 + 77;
+        let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1 << 20)).collect();
+        let options = SortOptions {
+            order,
+            subgroups,
+            ..Default::default()
+        };
+        check(
+            &keys,
+            &options,
+            &format!("u32 {order:?} subgroups={subgroups:?} len={len}"),
+        );
+    }
+}
+
 /// Keys that differ only in their high bits or only in their low bits, sorted and reversed
 /// input, few distinct keys, and floats with NaNs, infinities and both zeros.
 #[test]
