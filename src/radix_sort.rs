@@ -22,7 +22,7 @@ use crate::{Error, Gpu};
 pub(crate) static RADIX_HISTOGRAM: Kernel = Kernel {
     file: "radix_sort",
     entry: "radix_histogram",
-    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE)],
+    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE), (7, WRITE)],
     value_bindings: &[],
 };
 
@@ -30,7 +30,7 @@ pub(crate) static RADIX_HISTOGRAM: Kernel = Kernel {
 pub(crate) static RADIX_SCATTER: Kernel = Kernel {
     file: "radix_sort",
     entry: "radix_scatter",
-    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ)],
+    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ), (7, WRITE)],
     value_bindings: &[(4, READ), (5, WRITE)],
 };
 
@@ -38,13 +38,20 @@ pub(crate) static RADIX_SCATTER: Kernel = Kernel {
 pub(crate) static RADIX_HISTOGRAM_COUNTED: Kernel = Kernel {
     file: "radix_sort",
     entry: "radix_histogram",
-    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE), (8, READ)],
+    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE), (7, WRITE), (8, READ)],
     value_bindings: &[],
 };
 pub(crate) static RADIX_SCATTER_COUNTED: Kernel = Kernel {
     file: "radix_sort",
     entry: "radix_scatter",
-    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ), (8, READ)],
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (2, WRITE),
+        (6, READ),
+        (7, WRITE),
+        (8, READ),
+    ],
     value_bindings: &[(4, READ), (5, WRITE)],
 };
 
@@ -57,6 +64,7 @@ const DIGIT_BITS: u32 = 8;
 /// The scratch temporaries a radix sort uses (scan.rs numbers its own from 0, set.rs from 40).
 const COUNTS: usize = 42;
 const OFFSETS: usize = 43;
+const WITHIN: usize = 47;
 
 /// `RadixParams` in radix_sort.wgsl.
 #[repr(C)]
@@ -283,7 +291,14 @@ impl Gpu {
         let words = plan.groups * RADIX;
         let counts = scratch.temporary(&self.device, COUNTS, words as u64 * 4, usage);
         let offsets = scratch.temporary(&self.device, OFFSETS, words as u64 * 4, usage);
+        let within = scratch.temporary(
+            &self.device,
+            WITHIN,
+            (plan.tiles * RADIX) as u64 * 4,
+            wgpu::BufferUsages::STORAGE,
+        );
         let groups = self.dispatch_shape(plan.groups as u32)?;
+        let tiles = self.dispatch_shape(plan.tiles as u32)?;
         let placeholder = scratch.placeholder();
         let len = plan.len;
         for (pass, &(shift, mask)) in passes.iter().enumerate() {
@@ -304,6 +319,10 @@ impl Gpu {
                 binding: 1,
                 resource: bind_elements(keys[from], 0, len, key_size, placeholder),
             };
+            let within_entry = wgpu::BindGroupEntry {
+                binding: 7,
+                resource: bind_elements(&within, 0, plan.tiles * RADIX, 4, placeholder),
+            };
             let uniform = wgpu::BindGroupEntry {
                 binding: 0,
                 resource: params.as_entire_binding(),
@@ -319,6 +338,7 @@ impl Gpu {
                     binding: 3,
                     resource: bind_elements(&counts, 0, words, 4, placeholder),
                 },
+                within_entry.clone(),
             ];
             entries.extend(key_count.clone());
             let counted = self.bind_group(histogram_kernel, false, &entries);
@@ -344,6 +364,7 @@ impl Gpu {
                     binding: 6,
                     resource: bind_elements(&offsets, 0, words, 4, placeholder),
                 },
+                within_entry,
             ];
             if let Some(values) = values {
                 entries.extend([
@@ -359,7 +380,7 @@ impl Gpu {
             }
             entries.extend(key_count);
             let scattered = self.bind_group(scatter_kernel, values.is_some(), &entries);
-            dispatch(encoder, "radix_scatter", &scatter, &scattered, groups);
+            dispatch(encoder, "radix_scatter", &scatter, &scattered, tiles);
         }
         Ok(passes.len() % 2)
     }
