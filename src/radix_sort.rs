@@ -150,6 +150,7 @@ fn specialization(
         Rank::Masks => "lib/radix_rank/masks",
         Rank::Subgroups(lanes) => {
             constants.push(("RANK_ROWS", rank_rows(lanes)));
+            constants.push(("BALLOT_WORDS", lanes.div_ceil(32)));
             "lib/radix_rank/subgroups"
         }
     };

@@ -12,8 +12,11 @@
 // is its first lane over its size. Lanes are numbered by subgroupExclusiveAdd, so the mapping of
 // subgroups to local_invocation_index does not matter. Ballots hold up to 128 lanes (vec4).
 
-// Subgroups of a workgroup.
+// Subgroups of a workgroup, and the words of a ballot they fill (lanes / 32, rounded up): the
+// others are zero, and masking them so lets the driver drop their work (three quarters of the
+// match for subgroups of 32).
 override RANK_ROWS: u32 = 8u;
+override BALLOT_WORDS: u32 = 4u;
 override RANK_WORDS: u32 = RANK_ROWS * RADIX / 2u;
 
 // Lanes that have taken their place.
@@ -86,6 +89,7 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
         }
     }
     let below = lanes_below(lane);
+    let live = vec4(true, BALLOT_WORDS > 1u, BALLOT_WORDS > 2u, BALLOT_WORDS > 3u);
     for (var round = 0u; round < ROUNDS; round++) {
         let valid = own_base + round * own_step < span.y;
         // Bit 8 set: no key, matching no digit.
@@ -93,7 +97,7 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
         if valid {
             digit = digit_of(own_keys[round]);
         }
-        var same = subgroupBallot(true);
+        var same = select(vec4(0u), subgroupBallot(true), live);
         for (var b = 0u; b < 9u; b++) {
             let one = ((digit >> b) & 1u) == 1u;
             let votes = subgroupBallot(one);
