@@ -144,25 +144,6 @@ var<private> own_ranks: array<u32, MAX_ROUNDS>;
 var<private> own_base: u32;
 var<private> own_step: u32;
 
-// wg_start: the exclusive sum of `count` over the digits (invocation d passes digit d's).
-fn start_digits(count: u32, lid: u32) {
-    var sum = count;
-    wg_start[lid] = sum;
-    workgroupBarrier();
-    for (var step = 1u; step < RADIX; step <<= 1u) {
-        var before = 0u;
-        if lid >= step {
-            before = wg_start[lid - step];
-        }
-        workgroupBarrier();
-        sum += before;
-        wg_start[lid] = sum;
-        workgroupBarrier();
-    }
-    wg_start[lid] = sum - count;
-    workgroupBarrier();
-}
-
 // Sorts the ranked tile by digit in workgroup memory, then writes it out: invocation d sets
 // digit d's place in the output (`first`) beforehand.
 fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
@@ -199,7 +180,6 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let group = tile / params.tiles_per_group;
     let first = offsets[lid * params.groups + group] + within[tile * RADIX + lid];
     let span = tile_span(tile);
-    let count = rank_tile(span, lid);
-    start_digits(count, lid);
+    rank_tile(span, lid);
     scatter_tile(span, lid, first);
 }

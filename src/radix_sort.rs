@@ -123,7 +123,9 @@ impl Rank {
         match self {
             Rank::Masks => tuning::RADIX_MASKS_MEMORY,
             Rank::Subgroups(lanes) => {
-                (RADIX * 4) as u64 + 4 + u64::from(rank_rows(lanes)) * (RADIX as u64 / 2) * 4
+                let rows = u64::from(rank_rows(lanes));
+                // wg_start, the lanes' counter, each row's counts (16-bit) and total.
+                (RADIX * 4) as u64 + 4 + rows * (RADIX as u64 / 2) * 4 + rows * 4
             }
         }
     }

@@ -13,8 +13,9 @@ var<workgroup> wg_masks: array<atomic<u32>, RADIX * MASK_WORDS>;
 // in the tile sorted by digit goes in the output, less its first slot there.
 var<workgroup> wg_before: array<u32, RADIX * MASK_WORDS / 2>;
 
-// Loads and ranks the tile's keys (into own_*); returns the tile's number of keys of digit `lid`
-// (invocation d owns digit d's count and mask rows). Three barriers a round: the lanes set their
+// Loads and ranks the tile's keys (into own_*) and sets each digit's first slot in the tile sorted
+// by digit (wg_start); returns the tile's number of keys of digit `lid` (invocation d owns digit
+// d's count and mask rows). Three barriers a round: the lanes set their
 // bits; each owner counts its digit's lanes before each word (and each lane the lower lanes of
 // its own word); each lane adds the two while the owners clear their rows.
 fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
@@ -67,7 +68,27 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
         count = running;
         workgroupBarrier();
     }
+    start_digits(count, lid);
     return count;
+}
+
+// wg_start: the exclusive sum of `count` over the digits (invocation d passes digit d's).
+fn start_digits(count: u32, lid: u32) {
+    var sum = count;
+    wg_start[lid] = sum;
+    workgroupBarrier();
+    for (var step = 1u; step < RADIX; step <<= 1u) {
+        var before = 0u;
+        if lid >= step {
+            before = wg_start[lid - step];
+        }
+        workgroupBarrier();
+        sum += before;
+        wg_start[lid] = sum;
+        workgroupBarrier();
+    }
+    wg_start[lid] = sum - count;
+    workgroupBarrier();
 }
 
 // Digit d's output place less its first slot in the sorted tile, once the ranks are done.

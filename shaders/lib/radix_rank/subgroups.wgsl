@@ -21,6 +21,8 @@ override RANK_WORDS: u32 = RANK_ROWS * RADIX / 2u;
 
 // Lanes that have taken their place.
 var<workgroup> wg_lanes_taken: atomic<u32>;
+// Each row's total of keys.
+var<workgroup> wg_row_totals: array<u32, RANK_ROWS>;
 // Per subgroup row and digit pair (`[row * RADIX / 2 + digit / 2]`), two 16-bit halves: the
 // subgroup's keys of each digit, then the keys of each digit in the rows before; after the
 // ranks, rows 0 and 1 hold each digit's output place less its first slot in the sorted tile.
@@ -62,7 +64,8 @@ fn half_of(word: u32, digit: u32) -> u32 {
     return (word >> (16u * (digit & 1u))) & 0xffffu;
 }
 
-// Loads and ranks the tile's keys (into own_*); returns the tile's number of keys of digit `lid`.
+// Loads and ranks the tile's keys (into own_*) and sets each digit's first slot in the tile sorted
+// by digit (wg_start); returns the tile's number of keys of digit `lid`.
 fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     if lid == 0u {
         atomicStore(&wg_lanes_taken, 0u);
@@ -135,8 +138,25 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
             own_ranks[round] = rank + half_of(atomicLoad(&wg_rows[row_word(row, digit)]), digit);
         }
     }
+    // The digits' starts in the sorted tile, scanned in lane order: the lane of place q (its
+    // subgroup's first plus its lane) takes digit q, so each subgroup scans consecutive digits
+    // and the subgroups' totals are added in row order (three barriers, not Hillis and Steele's
+    // sixteen).
     let count = wg_start[lid];
-    // Rows are reused for the places once every lane has read its prefixes.
+    let digit = first + lane;
+    let total = wg_start[digit];
+    let start = subgroupExclusiveAdd(total);
+    let row_total = subgroupAdd(total);
+    if lane == 0u {
+        wg_row_totals[row] = row_total;
+    }
+    workgroupBarrier();
+    var rows_before = 0u;
+    for (var r = 0u; r < row; r++) {
+        rows_before += wg_row_totals[r];
+    }
+    wg_start[digit] = rows_before + start;
+    // Rows are reused for the places, and wg_start is read, once every lane is done.
     workgroupBarrier();
     return count;
 }
