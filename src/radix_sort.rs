@@ -232,7 +232,12 @@ impl Gpu {
             )));
         }
         let rank = self.radix_rank(options.subgroups)?;
-        self.check_storage_buffers(&RADIX_SCATTER, value_size > 0)?;
+        let scatter = if counted {
+            &RADIX_SCATTER_COUNTED
+        } else {
+            &RADIX_SCATTER
+        };
+        self.check_storage_buffers(scatter, value_size > 0)?;
         let rounds = tuning::radix_rounds(
             key.size(),
             value_size,
