@@ -55,6 +55,21 @@ pub(crate) static RADIX_SCATTER_COUNTED: Kernel = Kernel {
     value_bindings: &[(4, READ), (5, WRITE)],
 };
 
+/// The scatter of an argsort's first pass, whose values are the keys' indices
+/// (lib/move_values/index): it writes them and reads none.
+pub(crate) static RADIX_SCATTER_INDEXED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter",
+    bindings: RADIX_SCATTER.bindings,
+    value_bindings: &[(5, WRITE)],
+};
+pub(crate) static RADIX_SCATTER_INDEXED_COUNTED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter",
+    bindings: RADIX_SCATTER_COUNTED.bindings,
+    value_bindings: &[(5, WRITE)],
+};
+
 /// `WORKGROUP_SIZE` and `RADIX` in radix_sort.wgsl.
 const WORKGROUP_SIZE: usize = 256;
 const RADIX: usize = 256;
@@ -94,6 +109,24 @@ pub(crate) struct RadixPlan {
     /// Whether the number of keys comes from a GPU buffer (`len` is then the capacity).
     counted: bool,
     specialization: Specialization,
+    /// An argsort's: the first pass's, which writes each key's index as its value.
+    indexed: Option<Specialization>,
+}
+
+impl RadixPlan {
+    /// Makes the plan (of 4-byte values) an argsort's: the values are the keys' indices, which
+    /// the first pass writes.
+    pub(crate) fn index_values(&mut self) {
+        debug_assert_eq!(self.value_size, 4);
+        let mut indexed = self.specialization.clone();
+        for (name, module) in &mut indexed.params {
+            if *name == "move_values" {
+                *module = "lib/move_values/index";
+            }
+        }
+        indexed.constants.retain(|(name, _)| *name != "VALUE_WORDS");
+        self.indexed = Some(indexed);
+    }
 }
 
 /// The passes over `bits`: digits of 8 bits from the lowest, the last one narrower where the
@@ -260,6 +293,7 @@ impl Gpu {
             passes: digit_passes(bits),
             counted,
             specialization: specialization(key, options.order, value_size, counted, rounds, rank),
+            indexed: None,
         })
     }
 
@@ -280,6 +314,10 @@ impl Gpu {
     ) -> Result<usize, Error> {
         let (key_size, value_size) = (plan.key_size, plan.value_size);
         let mut passes = plan.passes.clone();
+        if plan.indexed.is_some() && passes.is_empty() {
+            // The indices are written by a pass: one of no bits keeps the keys' order.
+            passes.push((0, 0));
+        }
         if end_in_place && passes.len() % 2 == 1 {
             // A digit of no bits is 0 for every key: a stable pass that moves everything back.
             passes.push((0, 0));
@@ -294,6 +332,15 @@ impl Gpu {
         };
         let histogram = self.pipeline(histogram_kernel, &plan.specialization)?;
         let scatter = self.pipeline(scatter_kernel, &plan.specialization)?;
+        let indexed_kernel = if plan.counted {
+            &RADIX_SCATTER_INDEXED_COUNTED
+        } else {
+            &RADIX_SCATTER_INDEXED
+        };
+        let indexed = match &plan.indexed {
+            Some(specialization) => Some(self.pipeline(indexed_kernel, specialization)?),
+            None => None,
+        };
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
         // A multiple of 4 words: the scan reads them as whole vec4s.
         let words = plan.groups * RADIX;
@@ -374,21 +421,27 @@ impl Gpu {
                 },
                 within_entry,
             ];
+            // An argsort's first pass writes the indices, reading no values.
+            let first_indexed = pass == 0 && indexed.is_some();
             if let Some(values) = values {
-                entries.extend([
-                    wgpu::BindGroupEntry {
+                if !first_indexed {
+                    entries.push(wgpu::BindGroupEntry {
                         binding: 4,
                         resource: bind_elements(values[from], 0, len, value_size, placeholder),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: bind_elements(values[to], 0, len, value_size, placeholder),
-                    },
-                ]);
+                    });
+                }
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: bind_elements(values[to], 0, len, value_size, placeholder),
+                });
             }
             entries.extend(key_count);
-            let scattered = self.bind_group(scatter_kernel, values.is_some(), &entries);
-            dispatch(encoder, "radix_scatter", &scatter, &scattered, tiles);
+            let (kernel, pipeline) = match &indexed {
+                Some(pipeline) if first_indexed => (indexed_kernel, pipeline),
+                _ => (scatter_kernel, &scatter),
+            };
+            let scattered = self.bind_group(kernel, values.is_some(), &entries);
+            dispatch(encoder, "radix_scatter", pipeline, &scattered, tiles);
         }
         Ok(passes.len() % 2)
     }
@@ -419,10 +472,35 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                         specialization: specialization.clone(),
                         workgroup_memory: (RADIX * 4) as u64,
                     });
+                    let memory = scatter_memory(key.size(), value_size, rounds, rank);
+                    if value_size == 4 {
+                        let mut plan = RadixPlan {
+                            len: 1,
+                            tiles: 1,
+                            groups: 1,
+                            tiles_per_group: 1,
+                            key_size: key.size(),
+                            value_size,
+                            passes: Vec::new(),
+                            counted,
+                            specialization: specialization.clone(),
+                            indexed: None,
+                        };
+                        plan.index_values();
+                        out.push(crate::kernel_tests::Configuration {
+                            kernel: if counted {
+                                &RADIX_SCATTER_INDEXED_COUNTED
+                            } else {
+                                &RADIX_SCATTER_INDEXED
+                            },
+                            specialization: plan.indexed.expect("indexed"),
+                            workgroup_memory: memory,
+                        });
+                    }
                     out.push(crate::kernel_tests::Configuration {
                         kernel: scatter,
                         specialization,
-                        workgroup_memory: scatter_memory(key.size(), value_size, rounds, rank),
+                        workgroup_memory: memory,
                     });
                 }
             }

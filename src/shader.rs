@@ -27,6 +27,7 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/merge_path/keys"),
     wgsl!("lib/merge_path/pairs"),
     wgsl!("lib/merge_tile"),
+    wgsl!("lib/move_values/index"),
     wgsl!("lib/move_values/none"),
     wgsl!("lib/move_values/words"),
     wgsl!("lib/radix_rank/masks"),

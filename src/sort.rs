@@ -257,12 +257,16 @@ impl Gpu {
         if keys.is_empty() {
             return Ok(order.into_vec(0));
         }
-        // The indices go up as values, and only they come back.
+        // The indices are values, and only they come back. The radix sort's first pass writes
+        // them; the merge sort's go up.
+        let written_on_gpu = options.algorithm == SortAlgorithm::Radix;
         let mut indices = Vec::new();
-        indices
-            .try_reserve_exact(keys.len())
-            .map_err(|_| Error::OutOfMemory(format!("no host memory for {len} indices")))?;
-        indices.extend(0..len);
+        if !written_on_gpu {
+            indices
+                .try_reserve_exact(keys.len())
+                .map_err(|_| Error::OutOfMemory(format!("no host memory for {len} indices")))?;
+            indices.extend(0..len);
+        }
         let n = keys.len();
         let key_size = K::TYPE.size() as usize;
         let call = Call {
@@ -275,7 +279,7 @@ impl Gpu {
             ],
             output_sizes: vec![4],
             pieces: vec![Piece {
-                inputs: vec![0..n, 0..n, 0..0],
+                inputs: vec![0..n, 0..indices.len(), 0..0],
                 output: 0..n,
             }],
             input_room: vec![n, n, n],
@@ -303,7 +307,31 @@ impl Gpu {
         buffers: &SortBuffers<'_>,
         options: &SortOptions,
     ) -> Result<(), Error> {
-        self.encode_sort_inner::<K>(encoder, scratch, buffers, None, options)
+        self.encode_sort_checked::<K>(encoder, scratch, buffers, None, options, false)
+    }
+
+    /// Records an argsort of GPU-resident keys into `encoder`: `buffers.values` (4-byte values,
+    /// required) receive the stable order as `u32` indices into the keys, and `buffers.keys` the
+    /// sorted keys. Nothing is uploaded: the radix sort's first pass writes each key's index as
+    /// its value. Radix sort only ([`SortAlgorithm::Merge`] is [`Error::InvalidOptions`]).
+    pub fn encode_argsort<K: Key>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        buffers: &SortBuffers<'_>,
+        options: &SortOptions,
+    ) -> Result<(), Error> {
+        if options.algorithm != SortAlgorithm::Radix {
+            return Err(Error::InvalidOptions(
+                "encode_argsort sorts with SortAlgorithm::Radix only".into(),
+            ));
+        }
+        if buffers.values.map(|v| v.value_size) != Some(4) {
+            return Err(Error::InvalidOptions(
+                "encode_argsort writes u32 indices: buffers.values must hold 4-byte values".into(),
+            ));
+        }
+        self.encode_sort_checked::<K>(encoder, scratch, buffers, None, options, true)
     }
 
     /// [`Gpu::encode_sort`] of as many keys as the first `u32` of `count` says, written there by
@@ -324,21 +352,27 @@ impl Gpu {
                 "a count from the GPU needs SortAlgorithm::Radix".into(),
             ));
         }
-        self.encode_sort_inner::<K>(encoder, scratch, buffers, Some(count), options)
+        self.encode_sort_checked::<K>(encoder, scratch, buffers, Some(count), options, false)
     }
 
-    fn encode_sort_inner<K: Key>(
+    /// The encoder forms' checks and recording; `indexed`: an argsort's, whose values are the
+    /// keys' indices.
+    fn encode_sort_checked<K: Key>(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         scratch: &Scratch,
         buffers: &SortBuffers<'_>,
         count: Option<&wgpu::Buffer>,
         options: &SortOptions,
+        indexed: bool,
     ) -> Result<(), Error> {
         self.check_lost()?;
         let value_size = check_value_size(buffers.values.map_or(0, |v| v.value_size))?;
-        let plan =
+        let mut plan =
             self.plan_any_sort(K::TYPE, buffers.len, value_size, count.is_some(), options)?;
+        if let (SortPlanned::Radix(plan), true) = (&mut plan, indexed) {
+            plan.index_values();
+        }
         let key_size = K::TYPE.size();
         let len = buffers.len;
         let mut arrays = vec![
@@ -605,8 +639,9 @@ struct SortWork<'a> {
     options: &'a SortOptions,
     value_size: u32,
     scratch: Scratch,
-    /// Argsort: the inputs are the keys, their indices and the keys' temporary; the one output
-    /// is the indices' temporary, and only the indices are read back.
+    /// Argsort: the inputs are the keys, their indices (uploaded for merge sort, written by
+    /// radix sort's first pass) and the keys' temporary; the one output is the indices'
+    /// temporary, and only the indices are read back.
     indices_only: bool,
 }
 
@@ -620,7 +655,10 @@ impl PieceWork for SortWork<'_> {
         outputs: &[wgpu::Buffer],
     ) -> Result<Recorded, Error> {
         let len = piece.output.len();
-        let plan = gpu.plan_any_sort(self.key, len, self.value_size, false, self.options)?;
+        let mut plan = gpu.plan_any_sort(self.key, len, self.value_size, false, self.options)?;
+        if let (SortPlanned::Radix(plan), true) = (&mut plan, self.indices_only) {
+            plan.index_values();
+        }
         let (keys, values) = if self.indices_only {
             ([&inputs[0], &inputs[2]], Some([&inputs[1], &outputs[0]]))
         } else {

@@ -253,10 +253,50 @@ fn resident_sorts_end_in_the_callers_buffers() {
         gpu.queue().submit([encoder.finish()]);
         let got_keys: Vec<u32> = read_buffer(k, keys.len());
         let got_values: Vec<u32> = read_buffer(v, keys.len());
-        let (want_keys, want_values) =
-            cpu::radix_sort_pairs_ordered(&keys, &values, bits.unwrap_or(0..32), Order::Ascending);
+        let (want_keys, want_values) = cpu::radix_sort_pairs_ordered(
+            &keys,
+            &values,
+            bits.clone().unwrap_or(0..32),
+            Order::Ascending,
+        );
         assert_eq!(got_keys, want_keys, "{:?}", options.bits);
         assert_eq!(got_values, want_values, "{:?}", options.bits);
+
+        // The encoder form of argsort: the values buffer starts as garbage and receives the
+        // indices, written by the first pass (one of no bits where the range is empty).
+        for subgroups in rank_paths() {
+            let buffers = [&keys, &keys, &keys, &keys].map(|data| storage_buffer(data));
+            let [k, kt, v, vt] = &buffers;
+            let options = SortOptions {
+                bits: bits.clone(),
+                order: Order::Descending,
+                subgroups,
+                ..Default::default()
+            };
+            let sort = SortBuffers {
+                keys: k,
+                temp: kt,
+                len: keys.len(),
+                values: Some(SortValueBuffers {
+                    values: v,
+                    temp: vt,
+                    value_size: 4,
+                }),
+            };
+            let mut encoder = gpu.device().create_command_encoder(&Default::default());
+            gpu.encode_argsort::<u32>(&mut encoder, &scratch, &sort, &options)
+                .unwrap();
+            gpu.queue().submit([encoder.finish()]);
+            let (want_keys, want_index) = cpu::radix_sort_pairs_ordered(
+                &keys,
+                &values,
+                bits.clone().unwrap_or(0..32),
+                Order::Descending,
+            );
+            let context = format!("argsort {bits:?} subgroups={subgroups:?}");
+            assert_same(&read_buffer(k, keys.len()), &want_keys, &context);
+            assert_same(&read_buffer(v, keys.len()), &want_index, &context);
+        }
     }
 }
 
@@ -299,6 +339,49 @@ fn options_each_algorithm_refuses() {
         gpu.sort_with(&[1u32], &merge_subgroups),
         Err(Error::InvalidOptions(_))
     ));
+    // encode_argsort: radix sort only, into 4-byte values.
+    let one = storage_buffer(&[1]);
+    let two = storage_buffer(&[1]);
+    let wide = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 8,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let wide_temp = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 8,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let scratch = gpu.create_scratch();
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    for (values, value_size, algorithm) in [
+        (None, 4, SortAlgorithm::Radix),
+        (Some((&wide, &wide_temp)), 8, SortAlgorithm::Radix),
+        (Some((&wide, &wide_temp)), 4, SortAlgorithm::Merge),
+    ] {
+        let sort = SortBuffers {
+            keys: &one,
+            temp: &two,
+            len: 1,
+            values: values.map(|(values, temp)| SortValueBuffers {
+                values,
+                temp,
+                value_size,
+            }),
+        };
+        let options = SortOptions {
+            algorithm,
+            ..Default::default()
+        };
+        let result = gpu.encode_argsort::<u32>(&mut encoder, &scratch, &sort, &options);
+        assert!(
+            matches!(result, Err(Error::InvalidOptions(_))),
+            "{result:?}"
+        );
+    }
+    drop(encoder);
     let radix_shape = SortOptions {
         workgroup_size: Some(64),
         ..Default::default()
