@@ -73,6 +73,17 @@ pub enum SortAlgorithm {
     Merge,
 }
 
+/// [`Error::InvalidOptions`] unless `options` sort with [`SortAlgorithm::Radix`], the one sort
+/// that `what` (an encoder form) has.
+fn radix_only(options: &SortOptions, what: &str) -> Result<(), Error> {
+    if options.algorithm != SortAlgorithm::Radix {
+        return Err(Error::InvalidOptions(format!(
+            "{what} sorts with SortAlgorithm::Radix only"
+        )));
+    }
+    Ok(())
+}
+
 /// A sort planned for the device.
 enum SortPlanned {
     Radix(RadixPlan),
@@ -321,11 +332,7 @@ impl Gpu {
         buffers: &SortBuffers<'_>,
         options: &SortOptions,
     ) -> Result<(), Error> {
-        if options.algorithm != SortAlgorithm::Radix {
-            return Err(Error::InvalidOptions(
-                "encode_argsort sorts with SortAlgorithm::Radix only".into(),
-            ));
-        }
+        radix_only(options, "encode_argsort")?;
         if buffers.values.map(|v| v.value_size) != Some(4) {
             return Err(Error::InvalidOptions(
                 "encode_argsort writes u32 indices: buffers.values must hold 4-byte values".into(),
@@ -347,11 +354,7 @@ impl Gpu {
         count: &wgpu::Buffer,
         options: &SortOptions,
     ) -> Result<(), Error> {
-        if options.algorithm != SortAlgorithm::Radix {
-            return Err(Error::InvalidOptions(
-                "a count from the GPU needs SortAlgorithm::Radix".into(),
-            ));
-        }
+        radix_only(options, "encode_sort_counted")?;
         self.encode_sort_checked::<K>(encoder, scratch, buffers, Some(count), options, false)
     }
 

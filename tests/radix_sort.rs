@@ -221,6 +221,21 @@ fn argsort_is_the_stable_order() {
     assert!(gpu().argsort::<u32>(&[]).unwrap().is_empty());
 }
 
+/// Sort buffers of `len` keys with u32 values: keys, their temporary, values, theirs.
+fn with_u32_values(buffers: &[wgpu::Buffer; 4], len: usize) -> SortBuffers<'_> {
+    let [keys, temp, values, values_temp] = buffers;
+    SortBuffers {
+        keys,
+        temp,
+        len,
+        values: Some(SortValueBuffers {
+            values,
+            temp: values_temp,
+            value_size: 4,
+        }),
+    }
+}
+
 /// The resident form ends in the caller's buffers whether the bits take an odd or an even
 /// number of passes.
 #[test]
@@ -231,23 +246,14 @@ fn resident_sorts_end_in_the_callers_buffers() {
     let values: Vec<u32> = (0..keys.len() as u32).collect();
     for bits in [None, Some(0..8), Some(8..32), Some(0..24), Some(16..16)] {
         let buffers = [&keys, &keys, &values, &values].map(|data| storage_buffer(data));
-        let [k, kt, v, vt] = &buffers;
+        let [k, _, v, _] = &buffers;
         let scratch = gpu.create_scratch();
         let options = SortOptions {
             bits: bits.clone(),
             ..Default::default()
         };
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        let sort = SortBuffers {
-            keys: k,
-            temp: kt,
-            len: keys.len(),
-            values: Some(SortValueBuffers {
-                values: v,
-                temp: vt,
-                value_size: 4,
-            }),
-        };
+        let sort = with_u32_values(&buffers, keys.len());
         gpu.encode_sort::<u32>(&mut encoder, &scratch, &sort, &options)
             .unwrap();
         gpu.queue().submit([encoder.finish()]);
@@ -266,23 +272,14 @@ fn resident_sorts_end_in_the_callers_buffers() {
         // indices, written by the first pass (one of no bits where the range is empty).
         for subgroups in rank_paths() {
             let buffers = [&keys, &keys, &keys, &keys].map(|data| storage_buffer(data));
-            let [k, kt, v, vt] = &buffers;
+            let [k, _, v, _] = &buffers;
             let options = SortOptions {
                 bits: bits.clone(),
                 order: Order::Descending,
                 subgroups,
                 ..Default::default()
             };
-            let sort = SortBuffers {
-                keys: k,
-                temp: kt,
-                len: keys.len(),
-                values: Some(SortValueBuffers {
-                    values: v,
-                    temp: vt,
-                    value_size: 4,
-                }),
-            };
+            let sort = with_u32_values(&buffers, keys.len());
             let mut encoder = gpu.device().create_command_encoder(&Default::default());
             gpu.encode_argsort::<u32>(&mut encoder, &scratch, &sort, &options)
                 .unwrap();
