@@ -104,22 +104,18 @@ fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         return;
     }
     atomicStore(&wg_histogram[lid], 0u);
+    own_base = lid;
+    own_step = WORKGROUP_SIZE;
     let tiles = group_tiles(group);
     // The group's keys of digit lid before the tile.
     var before = 0u;
     for (var tile = tiles.x; tile < tiles.y; tile++) {
         let span = tile_span(tile);
-        // Every load first, so that they are all in flight at once (run 61: loads between the
-        // atomics waited one after another, 1.4 ms a pass at 2^28 keys).
-        for (var round = 0u; round < ROUNDS; round++) {
-            let k = round * WORKGROUP_SIZE + lid;
-            if k < span.y {
-                own_keys[round] = keys_in[span.x + k];
-            }
-        }
+        load_own_keys(span);
+        // The previous tile's counts are all taken before this one's are added.
         workgroupBarrier();
         for (var round = 0u; round < ROUNDS; round++) {
-            if round * WORKGROUP_SIZE + lid < span.y {
+            if own_slot(round) < span.y {
                 atomicAdd(&wg_histogram[digit_of(own_keys[round])], 1u);
             }
         }
@@ -144,6 +140,23 @@ var<private> own_ranks: array<u32, MAX_ROUNDS>;
 var<private> own_base: u32;
 var<private> own_step: u32;
 
+// The tile slot of the invocation's key of round `round`.
+fn own_slot(round: u32) -> u32 {
+    return own_base + round * own_step;
+}
+
+// Loads the invocation's keys of the tile (own_base and own_step set), every load before any
+// use, so that all are in flight at once (run 61: loads between the histogram's atomics waited
+// one after another, 1.4 ms a pass at 2^28 keys).
+fn load_own_keys(span: vec2<u32>) {
+    for (var round = 0u; round < ROUNDS; round++) {
+        let slot = own_slot(round);
+        if slot < span.y {
+            own_keys[round] = keys_in[span.x + slot];
+        }
+    }
+}
+
 // Sorts the ranked tile by digit in workgroup memory, then writes it out: invocation d sets
 // digit d's place in the output (`first`) beforehand.
 fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
@@ -152,7 +165,7 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
         if rank != NO_KEY {
             let slot = wg_start[own_digits[round]] + rank;
             wg_keys[slot] = own_keys[round];
-            stage_value(slot, span.x + own_base + round * own_step);
+            stage_value(slot, span.x + own_slot(round));
         }
     }
     // Wrapping arithmetic: first - start + slot is the place.

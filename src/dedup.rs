@@ -8,7 +8,7 @@ use crate::compact::{KeptValueBuffers, WORKGROUP_SIZE};
 use crate::device::{bind_elements, dispatch};
 use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType};
-use crate::merge::{check_value_size, value_size};
+use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::{Error, Gpu};
@@ -127,20 +127,13 @@ impl Gpu {
         values: &[V],
         options: &DedupOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        let size = value_size::<V>()?;
-        if keys.len() != values.len() {
-            return Err(Error::LengthMismatch {
-                what: "keys and values",
-                left: keys.len(),
-                right: values.len(),
-            });
-        }
+        let values = host_values(keys, values, "keys and values")?;
         let mut kept_keys = ResultVec::<K>::new(keys.len())?;
         let mut kept_values = ResultVec::<V>::new(keys.len())?;
         let count = self
             .dedup_host(
                 keys,
-                Some((bytemuck::cast_slice(values), size)),
+                Some(values),
                 options,
                 &mut [kept_keys.bytes(), kept_values.bytes()],
             )

@@ -8,7 +8,7 @@ use crate::compact::{KeptValueBuffers, WORKGROUP_SIZE};
 use crate::device::{bind_elements, dispatch};
 use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, value_size};
+use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::{Error, Gpu};
@@ -126,20 +126,13 @@ impl Gpu {
         b: &[K],
         order: Order,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        let size = value_size::<V>()?;
-        if a_keys.len() != a_values.len() {
-            return Err(Error::LengthMismatch {
-                what: "keys and values of A",
-                left: a_keys.len(),
-                right: a_values.len(),
-            });
-        }
+        let values = host_values(a_keys, a_values, "keys and values of A")?;
         let mut kept_keys = ResultVec::<K>::new(a_keys.len())?;
         let mut kept_values = ResultVec::<V>::new(a_keys.len())?;
         let count = self
             .difference_by_key_host(
                 a_keys,
-                Some((bytemuck::cast_slice(a_values), size)),
+                Some(values),
                 b,
                 order,
                 &mut [kept_keys.bytes(), kept_values.bytes()],

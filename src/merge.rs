@@ -372,6 +372,24 @@ pub(crate) fn value_size<V>() -> Result<u32, Error> {
     }
 }
 
+/// The value bytes of one input of pairs and their size, after checking the value type's size
+/// and that there is a value per key (`what` names the two in the error).
+pub(crate) fn host_values<'a, K, V: Pod>(
+    keys: &[K],
+    values: &'a [V],
+    what: &'static str,
+) -> Result<(&'a [u8], u32), Error> {
+    let size = value_size::<V>()?;
+    if keys.len() != values.len() {
+        return Err(Error::LengthMismatch {
+            what,
+            left: keys.len(),
+            right: values.len(),
+        });
+    }
+    Ok((bytemuck::cast_slice(values), size))
+}
+
 impl<'a> HostValues<'a> {
     /// The values of two inputs of pairs, after checking the value type's size and that each
     /// input has as many values as keys.
@@ -381,24 +399,9 @@ impl<'a> HostValues<'a> {
         b_keys: &[K],
         b_values: &'a [V],
     ) -> Result<Self, Error> {
-        let size = value_size::<V>()?;
-        for (what, keys, values) in [
-            ("A keys and values", a_keys.len(), a_values.len()),
-            ("B keys and values", b_keys.len(), b_values.len()),
-        ] {
-            if keys != values {
-                return Err(Error::LengthMismatch {
-                    what,
-                    left: keys,
-                    right: values,
-                });
-            }
-        }
-        Ok(HostValues {
-            a: bytemuck::cast_slice(a_values),
-            b: bytemuck::cast_slice(b_values),
-            size,
-        })
+        let (a, size) = host_values(a_keys, a_values, "A keys and values")?;
+        let (b, _) = host_values(b_keys, b_values, "B keys and values")?;
+        Ok(HostValues { a, b, size })
     }
 }
 

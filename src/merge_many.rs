@@ -7,7 +7,7 @@
 use bytemuck::Pod;
 
 use crate::key::{Key, Order};
-use crate::merge::value_size;
+use crate::merge::host_values;
 use crate::sort::SortOptions;
 use crate::{Error, Gpu};
 
@@ -81,13 +81,8 @@ impl Gpu {
         runs: &[(&[K], &[V])],
         order: Order,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        value_size::<V>()?;
-        if let Some((keys, values)) = runs.iter().find(|(k, v)| k.len() != v.len()) {
-            return Err(Error::LengthMismatch {
-                what: "keys and values of a run",
-                left: keys.len(),
-                right: values.len(),
-            });
+        for (keys, values) in runs {
+            host_values(keys, values, "keys and values of a run")?;
         }
         let keys = concatenated(runs.iter().map(|&(k, _)| k))?;
         let values = concatenated(runs.iter().map(|&(_, v)| v))?;

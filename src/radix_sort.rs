@@ -219,8 +219,7 @@ fn tile_len(rounds: u32) -> usize {
 /// Workgroup memory of the scatter: its rank's, and its tile sorted by digit (keys, and each
 /// value's source index).
 fn scatter_memory(key_size: u32, value_size: u32, rounds: u32, rank: Rank) -> u64 {
-    let per_key = u64::from(key_size) + if value_size > 0 { 4 } else { 0 };
-    rank.memory() + tile_len(rounds) as u64 * per_key
+    rank.memory() + tile_len(rounds) as u64 * tuning::radix_staged_bytes(key_size, value_size)
 }
 
 impl Gpu {

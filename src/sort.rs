@@ -11,7 +11,7 @@ use crate::device::bind_elements;
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{values_module, Key, KeyType, Order};
 use crate::merge::{
-    check_value_size, value_size, MergeBuffers, MergeOptions, MergePlan, PreparedMerge,
+    check_value_size, host_values, MergeBuffers, MergeOptions, MergePlan, PreparedMerge,
     ValueBuffers,
 };
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -168,21 +168,13 @@ impl Gpu {
         values: &[V],
         options: &SortOptions,
     ) -> Result<(Vec<K>, Vec<V>), Error> {
-        let size = value_size::<V>()?;
-        if keys.len() != values.len() {
-            return Err(Error::LengthMismatch {
-                what: "keys and values",
-                left: keys.len(),
-                right: values.len(),
-            });
-        }
+        let values = host_values(keys, values, "keys and values")?;
         let mut sorted_keys = ResultVec::<K>::new(keys.len())?;
         let mut sorted_values = ResultVec::<V>::new(keys.len())?;
-        let bytes = bytemuck::cast_slice(values);
         let written = self
             .sort_host(
                 keys,
-                Some((bytes, size)),
+                Some(values),
                 options,
                 &mut [sorted_keys.bytes(), sorted_values.bytes()],
             )

@@ -154,10 +154,16 @@ pub(crate) fn radix_rounds(
     workgroup_memory: u32,
     rank_memory: u64,
 ) -> u32 {
-    let per_key = u64::from(key_size) + if value_size > 0 { 4 } else { 0 };
+    let per_key = radix_staged_bytes(key_size, value_size);
     let room = u64::from(workgroup_memory).saturating_sub(rank_memory);
     let fit = (room / (256 * per_key)) as u32;
     fit.clamp(1, RADIX_ROUNDS)
+}
+
+/// Bytes of workgroup memory per key of a radix sort tile sorted by digit: the key, and its
+/// value's source index where there are values.
+pub(crate) fn radix_staged_bytes(key_size: u32, value_size: u32) -> u64 {
+    u64::from(key_size) + if value_size > 0 { 4 } else { 0 }
 }
 
 /// Tiles each workgroup of a radix sort pass takes, one after another, for `tiles` tiles: enough
@@ -312,7 +318,7 @@ mod tests {
         assert_eq!(radix_rounds(8, 8, defaults, 5 << 10), 3);
         for (key, value) in [(4, 0), (4, 4), (8, 0), (8, 8)] {
             let rounds = radix_rounds(key, value, defaults, masks);
-            let staged = u64::from(rounds) * 256 * u64::from(key + if value > 0 { 4 } else { 0 });
+            let staged = u64::from(rounds) * 256 * radix_staged_bytes(key, value);
             assert!(masks + staged <= u64::from(defaults));
             assert!(rounds <= MAX_RADIX_ROUNDS);
         }

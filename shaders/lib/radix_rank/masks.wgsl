@@ -24,19 +24,13 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     for (var w = 0u; w < MASK_WORDS; w++) {
         atomicStore(&wg_masks[w * RADIX + lid], 0u);
     }
-    // Every load first, so that they are all in flight at once.
-    for (var round = 0u; round < ROUNDS; round++) {
-        let k = round * WORKGROUP_SIZE + lid;
-        if k < span.y {
-            own_keys[round] = keys_in[span.x + k];
-        }
-    }
+    load_own_keys(span);
     workgroupBarrier();
     let word = lid / 32u;
     let bit = 1u << (lid % 32u);
     var count = 0u;
     for (var round = 0u; round < ROUNDS; round++) {
-        let valid = round * WORKGROUP_SIZE + lid < span.y;
+        let valid = own_slot(round) < span.y;
         var digit = 0u;
         if valid {
             digit = digit_of(own_keys[round]);

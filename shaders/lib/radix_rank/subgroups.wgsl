@@ -84,17 +84,11 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     let row = first / lanes;
     own_base = first * ROUNDS + lane;
     own_step = lanes;
-    // Every load first, so that they are all in flight at once.
-    for (var round = 0u; round < ROUNDS; round++) {
-        let k = own_base + round * own_step;
-        if k < span.y {
-            own_keys[round] = keys_in[span.x + k];
-        }
-    }
+    load_own_keys(span);
     let below = lanes_below(lane);
     let live = vec4(true, BALLOT_WORDS > 1u, BALLOT_WORDS > 2u, BALLOT_WORDS > 3u);
     for (var round = 0u; round < ROUNDS; round++) {
-        let valid = own_base + round * own_step < span.y;
+        let valid = own_slot(round) < span.y;
         // Bit 8 set: no key, matching no digit.
         var digit = RADIX;
         if valid {
