@@ -42,8 +42,8 @@ struct Args {
     /// Operations to run.
     #[arg(long, value_delimiter = ',', default_value = "merge,pairs")]
     ops: Vec<Operation>,
-    /// Workgroup shapes to run each merge algorithm with, as WORKGROUPxITEMS (e.g. 256x15);
-    /// default: each algorithm's own.
+    /// Workgroup shapes to run each merge algorithm with, as WORKGROUPxITEMS (e.g. 256x15), and
+    /// merge sort beside its own choice; default: each algorithm's own.
     #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
     shapes: Vec<(u32, u32)>,
     /// Tiles each workgroup merges (`MergeOptions::tiles_per_workgroup`), one run per value;
@@ -356,10 +356,33 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         );
                     }
                 }
-                Operation::Sort => outcome.push(
-                    bench_sort(&gpu, n, SortAlgorithm::Merge, args)
-                        .map_err(|e| ("merge sort".to_string(), e)),
-                ),
+                Operation::Sort => {
+                    outcome.push(
+                        bench_sort(&gpu, n, SortAlgorithm::Merge, args)
+                            .map_err(|e| ("merge sort".to_string(), e)),
+                    );
+                    // Each --shapes shape beside wgmerge's own choice.
+                    for &(workgroup, items) in &args.shapes {
+                        let options = SortOptions {
+                            algorithm: SortAlgorithm::Merge,
+                            workgroup_size: Some(workgroup),
+                            items_per_thread: Some(items),
+                            ..Default::default()
+                        };
+                        let label = format!("merge sort ({workgroup}x{items})");
+                        outcome.push(
+                            bench_sort_with(&gpu, n, &options, &label, args)
+                                .map_err(|e| (label, e)),
+                        );
+                    }
+                    // Pairs beside the keys (CUB's merge sort anchor is keys only).
+                    let merge = SortAlgorithm::Merge;
+                    let pairs = RadixVariant::Pairs;
+                    outcome.push(
+                        bench_radix::<u32>(&gpu, n, pairs, merge, args)
+                            .map_err(|e| ("merge sort".to_string(), e)),
+                    );
+                }
                 Operation::Radix => {
                     outcome.push(
                         bench_sort(&gpu, n, SortAlgorithm::Radix, args)
@@ -376,9 +399,12 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     );
                     for variant in RadixVariant::ALL {
                         let row = match variant {
-                            RadixVariant::Pairs => bench_radix::<u32>(&gpu, n, variant, args),
-                            RadixVariant::U64 => bench_radix::<u64>(&gpu, n, variant, args),
-                            RadixVariant::Low16 => bench_radix::<u32>(&gpu, n, variant, args),
+                            RadixVariant::Pairs | RadixVariant::Low16 => {
+                                bench_radix::<u32>(&gpu, n, variant, SortAlgorithm::Radix, args)
+                            }
+                            RadixVariant::U64 => {
+                                bench_radix::<u64>(&gpu, n, variant, SortAlgorithm::Radix, args)
+                            }
                         };
                         outcome.push(row.map_err(|e| ("radix sort".to_string(), e)));
                     }
@@ -682,15 +708,20 @@ fn bench_merge(
 /// repetition copies the unsorted input into the keys buffer and sorts it there, as CUB's sorts
 /// read one buffer and write another; the result is checked once against the CPU.
 fn bench_sort(gpu: &Gpu, n: usize, algorithm: SortAlgorithm, args: &Args) -> Result<Row, Failure> {
-    let label = match algorithm {
-        SortAlgorithm::Radix => "radix sort",
-        SortAlgorithm::Merge => "merge sort",
-    };
+    let label = sort_label(algorithm);
     let options = SortOptions {
         algorithm,
         ..Default::default()
     };
     bench_sort_with(gpu, n, &options, label, args)
+}
+
+/// A sort's row label: the name its CUB anchor is matched on.
+fn sort_label(algorithm: SortAlgorithm) -> &'static str {
+    match algorithm {
+        SortAlgorithm::Radix => "radix sort",
+        SortAlgorithm::Merge => "merge sort",
+    }
 }
 
 /// u32 keys sorted with `options`, labelled `label`.
@@ -764,12 +795,13 @@ impl RadixVariant {
     }
 }
 
-/// A radix sort variant on the GPU, timed from a copy of unsorted input as CUB's SortKeys; the
-/// slice form's result checked against a stable CPU sort.
+/// A radix sort variant (pairs also with merge sort) on the GPU, timed from a copy of unsorted
+/// input as CUB's SortKeys; the slice form's result checked against a stable CPU sort.
 fn bench_radix<K: wgmerge::Key + Ord>(
     gpu: &Gpu,
     n: usize,
     variant: RadixVariant,
+    algorithm: SortAlgorithm,
     args: &Args,
 ) -> Result<Row, Failure>
 where
@@ -811,6 +843,7 @@ where
         }),
     };
     let options = SortOptions {
+        algorithm,
         bits: matches!(variant, RadixVariant::Low16).then_some(0..16),
         ..Default::default()
     };
@@ -827,7 +860,7 @@ where
     let bytes = 2.0 * key_len as f64 + if pairs { 8.0 } else { 0.0 };
     let mut row = Row::new(
         variant.operation(),
-        "radix sort",
+        sort_label(algorithm),
         pairs.then_some("u32"),
         n,
         time,

@@ -1,37 +1,77 @@
-// Merge sort, first pass: each workgroup sorts TILE consecutive keys of A into sorted runs of
-// TILE (the last run may be shorter), stably. Later passes merge pairs of runs with merge path
-// (merge_path.wgsl with params.run_len).
+// Merge sort, first pass: each workgroup sorts TILE consecutive keys of A into one sorted run (the
+// last may be shorter), stably. TILE is merge path's tile (lib/merge_tile.wgsl), so the merge
+// passes after it (merge_path.wgsl with params.run_len) take the same shape and each of their
+// tiles lies in one pair of runs.
 //
-// The tile's keys stay where they were loaded; what moves is a permutation of tile slots. Each
-// invocation first sorts its own ITEMS_PER_THREAD slots by insertion, then rounds of merges
-// double the run length: in each round every invocation co-ranks its outputs within its pair of
-// runs and merges them (co_rank.wgsl), writing the other half of `perm`. Ties take the earlier
-// run first, so the sort is stable.
+// The tile is loaded as merge path loads it (coalesced, every load in flight at once). Each
+// invocation then sorts its own ITEMS_PER_THREAD keys in registers with an odd-even
+// transposition network, and rounds of merges in workgroup memory double the run length: in each
+// round every invocation co-ranks its outputs within its pair of runs and merges them
+// (merge_tile), keeping them in registers until everyone has read the round's input. Neighbours
+// swap only when strictly out of order and ties take the earlier run, so the sort is stable.
+// With values, each key carries its tile slot (`origin`) and the values are gathered once, at
+// the end.
 
 #import lib/dispatch
 #import lib/merge_io
-#import lib/co_rank
+#import lib/merge_tile
 
-override TILE: u32 = WORKGROUP_SIZE * ITEMS_PER_THREAD;
-override PERM_SLOTS: u32 = 2u * WORKGROUP_SIZE * ITEMS_PER_THREAD;
+// Set when the pipeline is created: whether values move with the keys, and then the tile's size
+// (1 otherwise, so a keys-only sort keeps no slots).
+override WITH_VALUES: bool = false;
+override ORIGIN_SLOTS: u32 = 1u;
 
-var<workgroup> tile: array<Key, TILE>;
-// Two permutations of tile slots, [0, TILE) and [TILE, 2 TILE): one read, one written per round.
-var<workgroup> perm: array<u32, PERM_SLOTS>;
+// With values: origin[x] is the input slot (in the tile) of the key at tile slot x.
+var<workgroup> origin: array<u32, ORIGIN_SLOTS>;
 
-// The pair of runs being merged, as offsets into `perm`, and where its output goes.
-var<private> run_a: u32;
-var<private> run_b: u32;
-var<private> run_out: u32;
+// The invocation's keys (and their origins) between rounds.
+var<private> sorted: array<Key, MAX_ITEMS>;
+var<private> sorted_origin: array<u32, MAX_ITEMS>;
 
-fn read_a(space: u32, i: u32) -> Key {
-    return tile[perm[run_a + i]];
+// merge_tile's output: the r-th output of the invocation, from tile slot `slot`.
+fn put_output(r: u32, k: u32, key: Key, slot: u32) {
+    sorted[r] = key;
+    if WITH_VALUES { sorted_origin[r] = origin[slot]; }
 }
-fn read_b(space: u32, j: u32) -> Key {
-    return tile[perm[run_b + j]];
+
+// Puts the invocation's `n` keys at tile slots d0.., once every invocation has read the round's
+// input, and waits until every invocation has.
+fn store_sorted(d0: u32, n: u32) {
+    workgroupBarrier();
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        if r < n {
+            tile[d0 + r] = sorted[r];
+            if WITH_VALUES { origin[d0 + r] = sorted_origin[r]; }
+        }
+    }
+    workgroupBarrier();
 }
-fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {
-    perm[run_out + k] = perm[select(run_b, run_a, from_a) + src];
+
+// Sorts the invocation's `n` keys, tile slots d0.., in registers: ITEMS_PER_THREAD rounds of
+// compare-exchanges between neighbours, even pairs then odd ones. Every index is a constant once
+// the loops are unrolled, so the keys stay in registers.
+fn sort_registers(d0: u32, n: u32) {
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        if r < n {
+            sorted[r] = tile[d0 + r];
+            sorted_origin[r] = d0 + r;
+        }
+    }
+    for (var phase = 0u; phase < ITEMS_PER_THREAD; phase++) {
+        for (var r = phase & 1u; r + 1u < ITEMS_PER_THREAD; r += 2u) {
+            let x = sorted[r];
+            let y = sorted[r + 1u];
+            let swap = r + 1u < n && key_before(y, x);
+            sorted[r] = select(x, y, swap);
+            sorted[r + 1u] = select(y, x, swap);
+            if WITH_VALUES {
+                let ox = sorted_origin[r];
+                let oy = sorted_origin[r + 1u];
+                sorted_origin[r] = select(ox, oy, swap);
+                sorted_origin[r + 1u] = select(oy, ox, swap);
+            }
+        }
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -42,46 +82,35 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let k0 = group_index(workgroup_id, num_workgroups) * TILE;
     if k0 >= total { return; }
     let count = min(TILE, total - k0);
+    // The tile is all A: one pair of runs with nothing in B.
+    let range = TileRange(k0, count, k0, count, k0);
+    load_range(range, lid);
+    stage_loaded(range, lid);
 
-    for (var x = lid; x < count; x += WORKGROUP_SIZE) {
-        tile[x] = a_keys[k0 + x];
-        perm[x] = x;
-    }
-    workgroupBarrier();
-
-    // This invocation's slots, [d0, d1), sorted by insertion (stable: only a strictly earlier
-    // key moves left).
+    // This invocation's slots, [d0, d1).
     let d0 = min(lid * ITEMS_PER_THREAD, count);
     let d1 = min(d0 + ITEMS_PER_THREAD, count);
-    for (var x = d0 + 1u; x < d1; x++) {
-        let slot = perm[x];
-        let key = tile[slot];
-        var y = x;
-        while y > d0 && key_before(key, tile[perm[y - 1u]]) {
-            perm[y] = perm[y - 1u];
-            y--;
-        }
-        perm[y] = slot;
-    }
-    workgroupBarrier();
+    sort_registers(d0, d1 - d0);
+    store_sorted(d0, d1 - d0);
 
-    // Runs of `width` become runs of 2 width. Each invocation's outputs lie in one pair of runs
+    // Runs of `width` become runs of 2 width. Each invocation's slots lie in one pair of runs
     // because width is ITEMS_PER_THREAD times a power of two.
-    var current = 0u;
     for (var width = ITEMS_PER_THREAD; width < count; width *= 2u) {
         let start = d0 / (2u * width) * (2u * width);
         let a_len = min(width, count - start);
         let b_len = min(width, count - start - a_len);
-        run_a = current + start;
-        run_b = run_a + a_len;
-        run_out = (TILE - current) + start;
-        merge_range(SPACE_TILE, d0 - start, d1 - start, a_len, b_len);
-        current = TILE - current;
-        workgroupBarrier();
+        a_start = start;
+        a_count = start + a_len;
+        merge_tile(d0 - start, d1 - start, a_len, b_len);
+        store_sorted(d0, d1 - d0);
     }
 
-    for (var x = lid; x < count; x += WORKGROUP_SIZE) {
-        let slot = perm[current + x];
-        write_output(k0 + x, tile[slot], true, k0 + slot);
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        if x < count {
+            var source = x;
+            if WITH_VALUES { source = origin[x]; }
+            write_output(k0 + x, tile[x], true, k0 + source);
+        }
     }
 }

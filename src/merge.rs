@@ -675,7 +675,7 @@ impl Gpu {
     }
 
     /// The shape of a merge of `total` keys when the options name none (tuning.rs).
-    fn merge_shape(
+    pub(crate) fn merge_shape(
         &self,
         algorithm: Algorithm,
         key: KeyType,
@@ -1174,7 +1174,6 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                 tuning::merge_path_shape(0, 1 << 30, |_| true),
                 tuning::merge_path_shape(4, 1 << 30, |_| true),
                 tuning::merge_path_shape(0, 1 << 30, |s| s.0 <= 256),
-                tuning::SORT_SHAPE,
                 (1, 1),
                 (96, 3),
             ];

@@ -17,15 +17,15 @@ use crate::merge::{
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::radix_sort::RadixPlan;
 use crate::scratch::Scratch;
-use crate::tuning::{self, Shape};
+use crate::tuning::Shape;
 use crate::{Algorithm, Error, Gpu};
 
-/// `sort_block` in sort_block.wgsl: sorts each workgroup's tile. It reads A's keys only (the
-/// value module reads from B's values, bound to A's too).
+/// `sort_block` in sort_block.wgsl: sorts each workgroup's tile. It reads A's keys only, with
+/// merge path's tile loads (B's keys and values are bound to A's too).
 pub(crate) static SORT_BLOCK: Kernel = Kernel {
     file: "sort_block",
     entry: "sort_block",
-    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE)],
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE)],
     value_bindings: &[(4, READ), (5, READ), (6, WRITE)],
 };
 
@@ -90,10 +90,13 @@ enum SortPlanned {
     Merge(SortPlan),
 }
 
-/// Bytes of workgroup memory the block sort uses: one tile of keys and two permutations of its
-/// slots.
-fn block_memory(shape: Shape, key: KeyType) -> u64 {
-    u64::from(shape.0) * u64::from(shape.1) * (u64::from(key.size()) + 8)
+/// Bytes of workgroup memory the block sort uses: one tile of keys and, with values, each key's
+/// slot (`ORIGIN_SLOTS`, one unused slot without): about merge path's tile, so the merge-path
+/// shapes that fit the device fit it too.
+fn block_memory(shape: Shape, key: KeyType, value_size: u32) -> u64 {
+    let tile = u64::from(shape.0) * u64::from(shape.1);
+    let origin_slots = if value_size > 0 { tile } else { 1 };
+    tile * u64::from(key.size()) + origin_slots * 4
 }
 
 fn block_specialization(
@@ -108,6 +111,11 @@ fn block_specialization(
             ("WORKGROUP_SIZE", shape.0),
             ("ITEMS_PER_THREAD", shape.1),
             ("DESCENDING", u32::from(order == Order::Descending)),
+            ("WITH_VALUES", u32::from(value_size > 0)),
+            (
+                "ORIGIN_SLOTS",
+                if value_size > 0 { shape.0 * shape.1 } else { 1 },
+            ),
         ],
         with_values: value_size > 0,
     }
@@ -458,23 +466,25 @@ impl Gpu {
                 max,
             });
         }
+        // The block sort's tile is merge path's, so every merge pass takes merge path's shape
+        // for the whole input (tuning::merge_path_shape) and each of its tiles lies in one pair
+        // of runs.
+        let chosen = self.merge_shape(Algorithm::MergePath, key, len, value_size);
         let shape = (
-            options.workgroup_size.unwrap_or(tuning::SORT_SHAPE.0),
-            options.items_per_thread.unwrap_or(tuning::SORT_SHAPE.1),
+            options.workgroup_size.unwrap_or(chosen.0),
+            options.items_per_thread.unwrap_or(chosen.1),
         );
         let merge_options = MergeOptions {
             algorithm: Algorithm::MergePath,
             order: options.order,
             workgroup_size: Some(shape.0),
             items_per_thread: Some(shape.1),
-            // Each pass's parameters are the sort's own, with one tile per workgroup.
-            tiles_per_workgroup: Some(1),
             ..Default::default()
         };
         // Checks the shape, merge path's workgroup memory and the storage buffers.
         let merge = self.plan_merge(key, len, 0, value_size, &merge_options)?;
         self.check_workgroup_memory(
-            block_memory(shape, key),
+            block_memory(shape, key, value_size),
             &format!(
                 "sorting {} {} keys per workgroup",
                 shape.0 * shape.1,
@@ -528,6 +538,10 @@ impl Gpu {
             },
             wgpu::BindGroupEntry {
                 binding: 1,
+                resource: bind_elements(keys[0], 0, len, key_size, keys[0]),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
                 resource: bind_elements(keys[0], 0, len, key_size, keys[0]),
             },
             wgpu::BindGroupEntry {
@@ -716,13 +730,13 @@ pub struct SortValueBuffers<'a> {
 pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
     for key in KeyType::ALL {
-        for shape in [tuning::SORT_SHAPE, (1, 1), (96, 3), (64, 2)] {
+        for shape in [(256, 7), (512, 11), (256, 3), (1, 1), (96, 3), (64, 2)] {
             for order in [Order::Ascending, Order::Descending] {
                 for value_size in [0, 4, 8] {
                     out.push(crate::kernel_tests::Configuration {
                         kernel: &SORT_BLOCK,
                         specialization: block_specialization(shape, key, order, value_size),
-                        workgroup_memory: block_memory(shape, key),
+                        workgroup_memory: block_memory(shape, key, value_size),
                     });
                 }
             }

@@ -41,6 +41,9 @@ pub(crate) const LARGE_MERGE_LEN: usize = 1 << 24;
 ///   512 x 15 lose 15-30%, and every large shape loses at 2^20);
 /// - pairs 256 x 3, and from 2^24 keys 512 x 3 (runs 17 and 22: 7-11% faster), since pairs
 ///   gather their values from global memory per output, which more items per invocation slow.
+///
+/// Merge sort takes the same shape for its block sort and all its passes (a tile of the passes
+/// must lie in one pair of runs, so both tiles are one).
 pub(crate) fn merge_path_shape(
     value_size: u32,
     total: usize,
@@ -114,12 +117,6 @@ pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
     let lanes = (32768 / boundaries.max(1)).max(1);
     (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
 }
-
-/// Merge sort's shape: the block sort keeps a tile of keys and two permutations of it in
-/// workgroup memory, so it cannot take merge path's larger shapes; 768 keys need 9 KiB (12 KiB
-/// for 64-bit keys), within WebGPU's default 16 KiB. Its merge passes run in the same shape
-/// (run 18: 0.35-0.38x CUB's merge sort; issue 22 replaces it).
-pub(crate) const SORT_SHAPE: Shape = (256, 3);
 
 /// Set operations' shape: a tile of 1280 keys and their slots, 10 KiB (15 KiB for 64-bit keys)
 /// within WebGPU's default 16 KiB. Not yet tuned on a GPU (issue 21 measures it).
@@ -290,18 +287,12 @@ mod tests {
     fn shapes_fit_webgpu_defaults() {
         let limits = wgpu::Limits::default();
         let memory = u64::from(limits.max_compute_workgroup_storage_size);
-        for (workgroup, items) in [
-            SORT_SHAPE,
-            SET_SHAPE,
-            SCAN_SHAPE,
-            book_shape(true, KeyType::U64),
-        ] {
+        for (workgroup, items) in [SET_SHAPE, SCAN_SHAPE, book_shape(true, KeyType::U64)] {
             assert!(workgroup <= limits.max_compute_invocations_per_workgroup);
             assert!(items <= MAX_ITEMS_PER_THREAD);
         }
-        // Merge sort: a tile of 64-bit keys and two permutations; sets: 64-bit keys and slots.
+        // Sets: a tile of 64-bit keys and slots.
         let tile = |(w, i): Shape| u64::from(w * i);
-        assert!(tile(SORT_SHAPE) * (8 + 8) <= memory);
         assert!(tile(SET_SHAPE) * (8 + 4) <= memory);
     }
 

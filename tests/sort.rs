@@ -12,8 +12,9 @@ use wgmerge::{cpu, Error, Order, SortAlgorithm, SortBuffers, SortOptions, SortVa
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
-/// Sizes around the default tile (768) and its powers of two, so runs of every length meet.
-const SIZES: [usize; 7] = [0, 1, 2, 767, 769, 2305, 20_011];
+/// Sizes around merge sort's default tile (256 x 7 = 1792 keys) and its powers of two, and
+/// around radix sort's tile (2048), so runs of every length meet.
+const SIZES: [usize; 10] = [0, 1, 2, 767, 1791, 1793, 2049, 3585, 5377, 20_011];
 
 /// Unsorted inputs of `len` keys built from each merge test shape: shuffled, sorted, reversed,
 /// and as two sorted halves one after the other.
@@ -71,10 +72,15 @@ fn every_shape_and_order<K: TestKey>() {
             items_per_thread: Some(3),
             ..options.clone()
         };
+        let merge = SortOptions {
+            algorithm: SortAlgorithm::Merge,
+            ..options.clone()
+        };
         for len in SIZES {
             for (shape, keys) in inputs::<K>(&mut rng, len) {
                 let context = format!("{} {order:?} {shape} len={len}", K::TYPE.name());
                 check_sort::<K, u32>(&keys, &options, &context);
+                check_sort::<K, u32>(&keys, &merge, &format!("{context} merge sort"));
                 if len <= 769 {
                     check_sort::<K, u64>(&keys, &small, &format!("{context} 4x3"));
                 }
@@ -93,7 +99,15 @@ fn large_and_odd_shapes() {
     let mut keys: Vec<u32> = a.into_iter().chain(b).collect();
     keys.shuffle(&mut rng);
     check_sort::<u32, u32>(&keys, &SortOptions::default(), "large");
-    for (workgroup_size, items_per_thread) in [(1, 1), (64, 1), (96, 5), (256, 4), (128, 7)] {
+    for (workgroup_size, items_per_thread) in [
+        (1, 1),
+        (64, 1),
+        (96, 5),
+        (256, 4),
+        (128, 7),
+        (512, 7),
+        (256, 15),
+    ] {
         let options = SortOptions {
             algorithm: SortAlgorithm::Merge,
             workgroup_size: Some(workgroup_size),

@@ -24,12 +24,15 @@ const MAX_ITEMS: u32 = 64u;
 var<workgroup> tile: array<Key, TILE>;
 // The invocation's loads of a tile, held until they are stored to `tile`.
 var<private> loaded: array<Key, MAX_ITEMS>;
-// Elements of A in the tile (B's start at this slot).
+// The tile slots where the pair being merged starts: A's elements from a_start, B's from
+// a_count. Merge path's tile is one pair, so a_start stays 0 there (never written: a constant to
+// the compiler); the block sort (sort_block.wgsl) merges many pairs of runs in one tile.
+var<private> a_start: u32;
 var<private> a_count: u32;
 
 // co_rank.wgsl's accessors: the tile is the only memory co-ranked here.
 fn read_a(space: u32, i: u32) -> Key {
-    return tile[i];
+    return tile[a_start + i];
 }
 fn read_b(space: u32, j: u32) -> Key {
     return tile[a_count + j];
@@ -81,26 +84,27 @@ fn stage_loaded(range: TileRange, lid: u32) {
     workgroupBarrier();
 }
 
-// Merges the tile's outputs [d0, d1), handing each to put_output: co_rank.wgsl's sequential
-// merge without its branches. Only the start is co-ranked: merging on from the right start point
-// takes exactly the outputs d0.. of the whole tile's merge, bounded by the tile's A and B (never
-// beyond them, even for unsorted input, as d1 <= a_len + b_len). Each step reads one key, from A
-// or B as the step decided, at an index clamped into the tile, so the invocations of a wave never
-// split on which input they read. The loop runs ITEMS_PER_THREAD steps whatever d1 is (steps past
-// d1 put nothing), so the driver unrolls it.
+// Merges the outputs [d0, d1) of the pair at a_start and a_count, handing each to put_output:
+// co_rank.wgsl's sequential merge without its branches. Only the start is co-ranked: merging on
+// from the right start point takes exactly the outputs d0.. of the pair's merge, bounded by its A
+// and B (never beyond them, even for unsorted input, as d1 <= a_len + b_len). Each step reads one
+// key, from A or B as the step decided, at an index clamped into the tile, so the invocations of
+// a wave never split on which input they read. The loop runs ITEMS_PER_THREAD steps whatever d1
+// is (steps past d1 put nothing), so the driver unrolls it.
 fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
     var i = co_rank(SPACE_TILE, d0, a_len, b_len);
     var j = d0 - i;
-    var key_a = tile[min(i, TILE - 1u)];
-    var key_b = tile[min(a_len + j, TILE - 1u)];
+    var key_a = tile[min(a_start + i, TILE - 1u)];
+    var key_b = tile[min(a_count + j, TILE - 1u)];
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         let take_a = i < a_len && (j >= b_len || !key_before(key_b, key_a));
         if d0 + r < d1 {
-            put_output(r, d0 + r, select(key_b, key_a, take_a), select(a_len + j, i, take_a));
+            put_output(r, d0 + r, select(key_b, key_a, take_a),
+                       select(a_count + j, a_start + i, take_a));
         }
         i += select(0u, 1u, take_a);
         j += select(1u, 0u, take_a);
-        let next = tile[min(select(a_len + j, i, take_a), TILE - 1u)];
+        let next = tile[min(select(a_count + j, a_start + i, take_a), TILE - 1u)];
         key_a = select(key_a, next, take_a);
         key_b = select(next, key_b, take_a);
     }
