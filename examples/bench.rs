@@ -121,10 +121,11 @@ enum Operation {
     Merge,
     /// Merge u32 keys with u32 values.
     Pairs,
-    /// Sort u32 keys with merge sort, timed from a copy of unsorted input as CUB's SortKeysCopy.
+    /// Sort u32 keys (and pairs) with merge sort, as CUB's SortKeysCopy: the time of the sort
+    /// without the copy of its unsorted input.
     Sort,
-    /// Sort u32 keys with radix sort (the default), timed from a copy of unsorted input as CUB's
-    /// DeviceRadixSort::SortKeys.
+    /// Sort u32 keys with radix sort (the default), as CUB's DeviceRadixSort::SortKeys: the time
+    /// of the sort without the copy of its unsorted input.
     Radix,
     /// Each set operation on the two halves, end to end (upload, passes, readback).
     Set,
@@ -357,31 +358,34 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     }
                 }
                 Operation::Sort => {
-                    outcome.push(
-                        bench_sort(&gpu, n, SortAlgorithm::Merge, args)
-                            .map_err(|e| ("merge sort".to_string(), e)),
-                    );
-                    // Each --shapes shape beside wgmerge's own choice.
+                    let merge = SortOptions {
+                        algorithm: SortAlgorithm::Merge,
+                        ..Default::default()
+                    };
+                    // wgmerge's own shape, then each --shapes shape; keys, then pairs (CUB's
+                    // merge sort anchor is keys only).
+                    let mut shapes = vec![(merge.clone(), "merge sort".to_string())];
                     for &(workgroup, items) in &args.shapes {
                         let options = SortOptions {
-                            algorithm: SortAlgorithm::Merge,
                             workgroup_size: Some(workgroup),
                             items_per_thread: Some(items),
-                            ..Default::default()
+                            ..merge.clone()
                         };
-                        let label = format!("merge sort ({workgroup}x{items})");
+                        shapes.push((options, format!("merge sort ({workgroup}x{items})")));
+                    }
+                    for (options, label) in &shapes {
                         outcome.push(
-                            bench_sort_with(&gpu, n, &options, &label, args)
-                                .map_err(|e| (label, e)),
+                            bench_sort_with(&gpu, n, options, label, args)
+                                .map_err(|e| (label.clone(), e)),
                         );
                     }
-                    // Pairs beside the keys (CUB's merge sort anchor is keys only).
-                    let merge = SortAlgorithm::Merge;
-                    let pairs = RadixVariant::Pairs;
-                    outcome.push(
-                        bench_radix::<u32>(&gpu, n, pairs, merge, args)
-                            .map_err(|e| ("merge sort".to_string(), e)),
-                    );
+                    for (options, label) in &shapes {
+                        let pairs = RadixVariant::Pairs;
+                        outcome.push(
+                            bench_radix::<u32>(&gpu, n, pairs, options, label, args)
+                                .map_err(|e| (label.clone(), e)),
+                        );
+                    }
                 }
                 Operation::Radix => {
                     outcome.push(
@@ -397,13 +401,14 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         bench_sort_with(&gpu, n, &masks, "radix sort (lane masks)", args)
                             .map_err(|e| ("radix sort (lane masks)".to_string(), e)),
                     );
+                    let radix = SortOptions::default();
                     for variant in RadixVariant::ALL {
                         let row = match variant {
                             RadixVariant::Pairs | RadixVariant::Low16 => {
-                                bench_radix::<u32>(&gpu, n, variant, SortAlgorithm::Radix, args)
+                                bench_radix::<u32>(&gpu, n, variant, &radix, "radix sort", args)
                             }
                             RadixVariant::U64 => {
-                                bench_radix::<u64>(&gpu, n, variant, SortAlgorithm::Radix, args)
+                                bench_radix::<u64>(&gpu, n, variant, &radix, "radix sort", args)
                             }
                         };
                         outcome.push(row.map_err(|e| ("radix sort".to_string(), e)));
@@ -705,8 +710,8 @@ fn bench_merge(
 }
 
 /// A sort of `n` uniform random u32 keys on resident buffers with `algorithm`. Each timed
-/// repetition copies the unsorted input into the keys buffer and sorts it there, as CUB's sorts
-/// read one buffer and write another; the result is checked once against the CPU.
+/// repetition copies the unsorted input into the keys buffer and sorts it there; the copy's own
+/// time is taken off (without_input_copy). The result is checked once against the CPU.
 fn bench_sort(gpu: &Gpu, n: usize, algorithm: SortAlgorithm, args: &Args) -> Result<Row, Failure> {
     let label = sort_label(algorithm);
     let options = SortOptions {
@@ -714,6 +719,22 @@ fn bench_sort(gpu: &Gpu, n: usize, algorithm: SortAlgorithm, args: &Args) -> Res
         ..Default::default()
     };
     bench_sort_with(gpu, n, &options, label, args)
+}
+
+/// A sort's time without the copy of the unsorted input that each timed repetition starts with
+/// (the sorts work in place): that copy timed alone and taken off, since CUB's sorts read their
+/// input in their first pass as ours do.
+fn without_input_copy(
+    gpu: &Gpu,
+    args: &Args,
+    time: std::time::Duration,
+    copy: impl Fn(&mut wgpu::CommandEncoder),
+) -> Result<std::time::Duration, Failure> {
+    let copy_time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        copy(encoder);
+        Ok(())
+    })?;
+    Ok(time.saturating_sub(copy_time))
 }
 
 /// A sort's row label: the name its CUB anchor is matched on.
@@ -755,10 +776,14 @@ fn bench_sort_with(
         values: None,
     };
     let scratch = gpu.create_scratch();
-    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+    let copy = |encoder: &mut wgpu::CommandEncoder| {
         encoder.copy_buffer_to_buffer(&unsorted, 0, &keys, 0, n as u64 * 4);
+    };
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        copy(encoder);
         gpu.encode_sort::<u32>(encoder, &scratch, &buffers, options)
     })?;
+    let time = without_input_copy(gpu, args, time, copy)?;
     drop((unsorted, keys, temp));
     let mut row = Row::new("sort", label, None, n, time, 8.0);
     let mut want = input.clone();
@@ -795,13 +820,15 @@ impl RadixVariant {
     }
 }
 
-/// A radix sort variant (pairs also with merge sort) on the GPU, timed from a copy of unsorted
-/// input as CUB's SortKeys; the slice form's result checked against a stable CPU sort.
+/// A radix sort variant (pairs also with merge sort) sorted with `options`, labelled `label`, on
+/// the GPU, timed as CUB's SortKeys without the copy of its unsorted input; the slice form's
+/// result checked against a stable CPU sort.
 fn bench_radix<K: wgmerge::Key + Ord>(
     gpu: &Gpu,
     n: usize,
     variant: RadixVariant,
-    algorithm: SortAlgorithm,
+    options: &SortOptions,
+    label: &str,
     args: &Args,
 ) -> Result<Row, Failure>
 where
@@ -843,24 +870,27 @@ where
         }),
     };
     let options = SortOptions {
-        algorithm,
         bits: matches!(variant, RadixVariant::Low16).then_some(0..16),
-        ..Default::default()
+        ..options.clone()
     };
     let scratch = gpu.create_scratch();
     let key_len = std::mem::size_of::<K>() as u64;
-    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+    let copy = |encoder: &mut wgpu::CommandEncoder| {
         encoder.copy_buffer_to_buffer(&unsorted, 0, &sorted, 0, n as u64 * key_len);
         if pairs {
             encoder.copy_buffer_to_buffer(&original, 0, &moved, 0, n as u64 * 4);
         }
+    };
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        copy(encoder);
         gpu.encode_sort::<K>(encoder, &scratch, &buffers, &options)
     })?;
+    let time = without_input_copy(gpu, args, time, copy)?;
     drop((unsorted, sorted, temp, original, moved, moved_temp));
     let bytes = 2.0 * key_len as f64 + if pairs { 8.0 } else { 0.0 };
     let mut row = Row::new(
         variant.operation(),
-        sort_label(algorithm),
+        label,
         pairs.then_some("u32"),
         n,
         time,

@@ -1,4 +1,4 @@
-// Merge sort, first pass: each workgroup sorts TILE consecutive keys of A into one sorted run (the
+// Merge sort, first pass: each workgroup sorts TILE consecutive keys into one sorted run (the
 // last may be shorter), stably. TILE is merge path's tile (lib/merge_tile.wgsl), so the merge
 // passes after it (merge_path.wgsl with params.run_len) take the same shape and each of their
 // tiles lies in one pair of runs.
@@ -9,29 +9,26 @@
 // round every invocation co-ranks its outputs within its pair of runs and merges them
 // (merge_tile), keeping them in registers until everyone has read the round's input. Neighbours
 // swap only when strictly out of order and ties take the earlier run, so the sort is stable.
-// With values, each key carries its tile slot (`origin`) and the values are gathered once, at
-// the end.
+// What moves with the keys comes from the `stage` parameter: lib/sort_block/keys.wgsl (nothing)
+// or lib/sort_block/pairs.wgsl (each key's origin, and the values gathered at the end).
 
 #import lib/dispatch
 #import lib/merge_io
 #import lib/merge_tile
+#import stage
 
-// Set when the pipeline is created: whether values move with the keys, and then the tile's size
-// (1 otherwise, so a keys-only sort keeps no slots).
-override WITH_VALUES: bool = false;
-override ORIGIN_SLOTS: u32 = 1u;
+// Set when the pipeline is created: true sorts the output buffer's keys (and values) in place,
+// where an even number of merge passes follows, so that the last of them ends in the caller's
+// buffer without a copy. Each workgroup reads its whole tile before it writes any of it.
+override IN_PLACE: bool = false;
 
-// With values: origin[x] is the input slot (in the tile) of the key at tile slot x.
-var<workgroup> origin: array<u32, ORIGIN_SLOTS>;
-
-// The invocation's keys (and their origins) between rounds.
+// The invocation's keys between rounds.
 var<private> sorted: array<Key, MAX_ITEMS>;
-var<private> sorted_origin: array<u32, MAX_ITEMS>;
 
 // merge_tile's output: the r-th output of the invocation, from tile slot `slot`.
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     sorted[r] = key;
-    if WITH_VALUES { sorted_origin[r] = origin[slot]; }
+    take_origin(r, slot);
 }
 
 // Puts the invocation's `n` keys at tile slots d0.., once every invocation has read the round's
@@ -41,37 +38,43 @@ fn store_sorted(d0: u32, n: u32) {
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         if r < n {
             tile[d0 + r] = sorted[r];
-            if WITH_VALUES { origin[d0 + r] = sorted_origin[r]; }
+            store_origin(d0 + r, r);
         }
     }
     workgroupBarrier();
 }
 
-// Sorts the invocation's `n` keys, tile slots d0.., in registers: ITEMS_PER_THREAD rounds of
-// compare-exchanges between neighbours, even pairs then odd ones. Every index is a constant once
-// the loops are unrolled, so the keys stay in registers.
+// Sorts the invocation's `n` keys, tile slots d0.., in registers: rounds of compare-exchanges
+// between neighbours, even pairs then odd ones, ITEMS_PER_THREAD + 1 rounds in all. Each loop
+// has constant bounds so that the driver unrolls it and every index becomes a constant, which
+// keeps the keys in registers (run 70: one loop starting at `phase & 1` was not unrolled and
+// cost 3.5x the whole block sort's network).
 fn sort_registers(d0: u32, n: u32) {
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         if r < n {
             sorted[r] = tile[d0 + r];
-            sorted_origin[r] = d0 + r;
+            start_origin(r, d0 + r);
         }
     }
-    for (var phase = 0u; phase < ITEMS_PER_THREAD; phase++) {
-        for (var r = phase & 1u; r + 1u < ITEMS_PER_THREAD; r += 2u) {
-            let x = sorted[r];
-            let y = sorted[r + 1u];
-            let swap = r + 1u < n && key_before(y, x);
-            sorted[r] = select(x, y, swap);
-            sorted[r + 1u] = select(y, x, swap);
-            if WITH_VALUES {
-                let ox = sorted_origin[r];
-                let oy = sorted_origin[r + 1u];
-                sorted_origin[r] = select(ox, oy, swap);
-                sorted_origin[r + 1u] = select(oy, ox, swap);
-            }
+    for (var phase = 0u; phase < (ITEMS_PER_THREAD + 1u) / 2u; phase++) {
+        for (var r = 0u; r + 1u < ITEMS_PER_THREAD; r += 2u) {
+            compare_exchange(r, n);
+        }
+        for (var r = 1u; r + 1u < ITEMS_PER_THREAD; r += 2u) {
+            compare_exchange(r, n);
         }
     }
+}
+
+// Orders the invocation's keys r and r + 1 (of `n`), swapping them only when strictly out of
+// order.
+fn compare_exchange(r: u32, n: u32) {
+    let x = sorted[r];
+    let y = sorted[r + 1u];
+    let swap = r + 1u < n && key_before(y, x);
+    sorted[r] = select(x, y, swap);
+    sorted[r + 1u] = select(y, x, swap);
+    swap_origins(r, swap);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -84,7 +87,14 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let count = min(TILE, total - k0);
     // The tile is all A: one pair of runs with nothing in B.
     let range = TileRange(k0, count, k0, count, k0);
-    load_range(range, lid);
+    if IN_PLACE {
+        for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+            let x = r * WORKGROUP_SIZE + lid;
+            if x < count { loaded[r] = out_keys[k0 + x]; }
+        }
+    } else {
+        load_range(range, lid);
+    }
     stage_loaded(range, lid);
 
     // This invocation's slots, [d0, d1).
@@ -104,13 +114,5 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         merge_tile(d0 - start, d1 - start, a_len, b_len);
         store_sorted(d0, d1 - d0);
     }
-
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        let x = r * WORKGROUP_SIZE + lid;
-        if x < count {
-            var source = x;
-            if WITH_VALUES { source = origin[x]; }
-            write_output(k0 + x, tile[x], true, k0 + source);
-        }
-    }
+    write_tile(lid, k0, count);
 }

@@ -675,6 +675,17 @@ impl Gpu {
     }
 
     /// The shape of a merge of `total` keys when the options name none (tuning.rs).
+    /// Whether merge path in a shape fits the device: its invocations and workgroup memory.
+    pub(crate) fn merge_path_fits(&self, key: KeyType, value_size: u32) -> impl Fn(Shape) -> bool {
+        let limits = self.device.limits();
+        move |shape: Shape| {
+            shape.0 <= limits.max_compute_invocations_per_workgroup
+                && shape.0 <= limits.max_compute_workgroup_size_x
+                && workgroup_memory(&MERGE_PATH_CHUNKS, shape, key, value_size)
+                    <= u64::from(limits.max_compute_workgroup_storage_size)
+        }
+    }
+
     pub(crate) fn merge_shape(
         &self,
         algorithm: Algorithm,
@@ -684,13 +695,7 @@ impl Gpu {
     ) -> Shape {
         match algorithm {
             Algorithm::MergePath => {
-                let limits = self.device.limits();
-                tuning::merge_path_shape(value_size, total, |shape| {
-                    shape.0 <= limits.max_compute_invocations_per_workgroup
-                        && shape.0 <= limits.max_compute_workgroup_size_x
-                        && workgroup_memory(&MERGE_PATH_CHUNKS, shape, key, value_size)
-                            <= u64::from(limits.max_compute_workgroup_storage_size)
-                })
+                tuning::merge_path_shape(value_size, total, self.merge_path_fits(key, value_size))
             }
             Algorithm::Basic => tuning::book_shape(false, key),
             Algorithm::Tiled | Algorithm::CircularBuffer => tuning::book_shape(true, key),

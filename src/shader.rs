@@ -38,6 +38,8 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/scan_op"),
     wgsl!("lib/search"),
     wgsl!("lib/segments"),
+    wgsl!("lib/sort_block/keys"),
+    wgsl!("lib/sort_block/pairs"),
     wgsl!("lib/values/common"),
     wgsl!("lib/values/none"),
     wgsl!("lib/values/u32"),

@@ -17,7 +17,7 @@ use crate::merge::{
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::radix_sort::RadixPlan;
 use crate::scratch::Scratch;
-use crate::tuning::Shape;
+use crate::tuning::{self, Shape};
 use crate::{Algorithm, Error, Gpu};
 
 /// `sort_block` in sort_block.wgsl: sorts each workgroup's tile. It reads A's keys only, with
@@ -91,31 +91,37 @@ enum SortPlanned {
 }
 
 /// Bytes of workgroup memory the block sort uses: one tile of keys and, with values, each key's
-/// slot (`ORIGIN_SLOTS`, one unused slot without): about merge path's tile, so the merge-path
-/// shapes that fit the device fit it too.
+/// origin slot: merge path's tile, so every merge-path shape that fits the device fits it too.
 fn block_memory(shape: Shape, key: KeyType, value_size: u32) -> u64 {
-    let tile = u64::from(shape.0) * u64::from(shape.1);
-    let origin_slots = if value_size > 0 { tile } else { 1 };
-    tile * u64::from(key.size()) + origin_slots * 4
+    let slot = if value_size > 0 { 4 } else { 0 };
+    u64::from(shape.0) * u64::from(shape.1) * (u64::from(key.size()) + slot)
 }
 
+/// The block sort's specialization; `in_place` sorts the output buffers' keys and values where
+/// they are.
 fn block_specialization(
     shape: Shape,
     key: KeyType,
     order: Order,
     value_size: u32,
+    in_place: bool,
 ) -> Specialization {
+    let stage = if value_size > 0 {
+        "lib/sort_block/pairs"
+    } else {
+        "lib/sort_block/keys"
+    };
     Specialization {
-        params: vec![("key", key.module()), ("values", values_module(value_size))],
+        params: vec![
+            ("key", key.module()),
+            ("values", values_module(value_size)),
+            ("stage", stage),
+        ],
         constants: vec![
             ("WORKGROUP_SIZE", shape.0),
             ("ITEMS_PER_THREAD", shape.1),
             ("DESCENDING", u32::from(order == Order::Descending)),
-            ("WITH_VALUES", u32::from(value_size > 0)),
-            (
-                "ORIGIN_SLOTS",
-                if value_size > 0 { shape.0 * shape.1 } else { 1 },
-            ),
+            ("IN_PLACE", u32::from(in_place)),
         ],
         with_values: value_size > 0,
     }
@@ -466,10 +472,10 @@ impl Gpu {
                 max,
             });
         }
-        // The block sort's tile is merge path's, so every merge pass takes merge path's shape
-        // for the whole input (tuning::merge_path_shape) and each of its tiles lies in one pair
-        // of runs.
-        let chosen = self.merge_shape(Algorithm::MergePath, key, len, value_size);
+        // The block sort and every merge pass take one shape, so each tile of a pass lies in
+        // one pair of runs.
+        let chosen =
+            tuning::merge_sort_shape(value_size, len, self.merge_path_fits(key, value_size));
         let shape = (
             options.workgroup_size.unwrap_or(chosen.0),
             options.items_per_thread.unwrap_or(chosen.1),
@@ -499,14 +505,16 @@ impl Gpu {
             // Merge passes: each halves the number of runs.
             passes: runs.next_power_of_two().trailing_zeros(),
             block_dispatch: self.dispatch_shape(runs as u32)?,
-            block: block_specialization(shape, key, options.order, value_size),
+            shape,
+            order: options.order,
             merge,
         })
     }
 
     /// Every pass's pipelines and bind groups, sorting `keys[0]` (and `values[0]`) with the
-    /// second buffers as temporaries. With `end_in_place`, a last pass copies the result back
-    /// when it would otherwise end in the temporary buffers.
+    /// second buffers as temporaries. With `end_in_place` the result ends in `keys[0]`: where
+    /// an even number of merge passes follows, the block sort sorts `keys[0]` in place, so no
+    /// pass copies the result back.
     fn prepare_sort(
         &self,
         scratch: &Scratch,
@@ -515,10 +523,12 @@ impl Gpu {
         plan: &SortPlan,
         end_in_place: bool,
     ) -> Result<PreparedSort, Error> {
-        // Pass p of the merge passes reads buffer 1 - p % 2 (the block sort writes buffer 1);
-        // an even number of them ends in buffer 1, the temporary one.
-        let extra = end_in_place && plan.passes.is_multiple_of(2);
-        let merge_passes = plan.passes + u32::from(extra);
+        // The buffer the block sort writes; merge pass p reads buffer (sorted + p) % 2.
+        let sorted = if end_in_place {
+            (plan.passes % 2) as usize
+        } else {
+            1
+        };
         let len = plan.len;
         let key_size = plan.merge.key.size();
         let value_size = plan.merge.value_size;
@@ -531,6 +541,8 @@ impl Gpu {
                 run_len: 0,
             }),
         );
+        // In place, the inputs it reads are bound to the other buffers and unused.
+        let unsorted = 1 - sorted;
         let mut entries = vec![
             wgpu::BindGroupEntry {
                 binding: 0,
@@ -538,41 +550,49 @@ impl Gpu {
             },
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: bind_elements(keys[0], 0, len, key_size, keys[0]),
+                resource: bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
             },
             wgpu::BindGroupEntry {
                 binding: 2,
-                resource: bind_elements(keys[0], 0, len, key_size, keys[0]),
+                resource: bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
             },
             wgpu::BindGroupEntry {
                 binding: 3,
-                resource: bind_elements(keys[1], 0, len, key_size, keys[1]),
+                resource: bind_elements(keys[sorted], 0, len, key_size, keys[sorted]),
             },
         ];
         if let Some(values) = values {
+            let (from, to) = (values[unsorted], values[sorted]);
             entries.extend([
                 wgpu::BindGroupEntry {
                     binding: 4,
-                    resource: bind_elements(values[0], 0, len, value_size, values[0]),
+                    resource: bind_elements(from, 0, len, value_size, from),
                 },
                 wgpu::BindGroupEntry {
                     binding: 5,
-                    resource: bind_elements(values[0], 0, len, value_size, values[0]),
+                    resource: bind_elements(from, 0, len, value_size, from),
                 },
                 wgpu::BindGroupEntry {
                     binding: 6,
-                    resource: bind_elements(values[1], 0, len, value_size, values[1]),
+                    resource: bind_elements(to, 0, len, value_size, to),
                 },
             ]);
         }
+        let specialization = block_specialization(
+            plan.shape,
+            plan.merge.key,
+            plan.order,
+            value_size,
+            sorted == 0,
+        );
         let block = (
-            self.pipeline(&SORT_BLOCK, &plan.block)?,
+            self.pipeline(&SORT_BLOCK, &specialization)?,
             self.bind_group(&SORT_BLOCK, values.is_some(), &entries),
             plan.block_dispatch,
         );
         let mut merges = Vec::new();
-        for pass in 0..merge_passes {
-            let source = 1 - (pass % 2) as usize;
+        for pass in 0..plan.passes {
+            let source = (sorted + pass as usize) % 2;
             let target = 1 - source;
             let buffers = MergeBuffers {
                 a: keys[source],
@@ -587,19 +607,19 @@ impl Gpu {
                     value_size,
                 }),
             };
-            // The extra pass merges one run, all of it, with nothing: a copy.
-            let run_len = if pass < plan.passes {
-                plan.tile << pass
-            } else {
-                len
-            } as u32;
+            let run_len = (plan.tile << pass) as u32;
             let mut merge: MergePlan = plan.merge.clone();
             merge.params.run_len = run_len;
             merge.partition = merge.partition.map(|p| p.with_run_len(run_len));
             let params = self.uniform("wgmerge sort params", bytemuck::bytes_of(&merge.params));
             merges.push(self.prepare_merge(&params, scratch, &buffers, &merge)?);
         }
-        Ok(PreparedSort { block, merges })
+        let result = (sorted + plan.passes as usize) % 2;
+        Ok(PreparedSort {
+            block,
+            merges,
+            result,
+        })
     }
 }
 
@@ -611,7 +631,9 @@ struct SortPlan {
     /// Merge passes needed to leave one run.
     passes: u32,
     block_dispatch: (u32, u32),
-    block: Specialization,
+    /// The block sort's shape (merge path's) and the order.
+    shape: Shape,
+    order: Order,
     /// Merge path over the whole input, in the sort's shape; each pass sets its run length.
     merge: MergePlan,
 }
@@ -620,6 +642,8 @@ struct SortPlan {
 struct PreparedSort {
     block: (wgpu::ComputePipeline, wgpu::BindGroup, (u32, u32)),
     merges: Vec<PreparedMerge>,
+    /// The buffer the last pass writes (0: the keys, 1: the temporary one).
+    result: usize,
 }
 
 impl PreparedSort {
@@ -637,7 +661,7 @@ impl PreparedSort {
         for merge in &self.merges {
             merge.record(&mut pass);
         }
-        1 - self.merges.len() % 2
+        self.result
     }
 }
 
@@ -731,11 +755,13 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
     for key in KeyType::ALL {
         for shape in [(256, 7), (512, 11), (256, 3), (1, 1), (96, 3), (64, 2)] {
-            for order in [Order::Ascending, Order::Descending] {
+            for (order, in_place) in [(Order::Ascending, false), (Order::Descending, true)] {
                 for value_size in [0, 4, 8] {
                     out.push(crate::kernel_tests::Configuration {
                         kernel: &SORT_BLOCK,
-                        specialization: block_specialization(shape, key, order, value_size),
+                        specialization: block_specialization(
+                            shape, key, order, value_size, in_place,
+                        ),
                         workgroup_memory: block_memory(shape, key, value_size),
                     });
                 }

@@ -41,9 +41,7 @@ pub(crate) const LARGE_MERGE_LEN: usize = 1 << 24;
 ///   512 x 15 lose 15-30%, and every large shape loses at 2^20);
 /// - pairs 256 x 3, and from 2^24 keys 512 x 3 (runs 17 and 22: 7-11% faster), since pairs
 ///   gather their values from global memory per output, which more items per invocation slow.
-///
-/// Merge sort takes the same shape for its block sort and all its passes (a tile of the passes
-/// must lie in one pair of runs, so both tiles are one).
+
 pub(crate) fn merge_path_shape(
     value_size: u32,
     total: usize,
@@ -58,6 +56,25 @@ pub(crate) fn merge_path_shape(
     large
         .find(|&shape| total >= LARGE_MERGE_LEN && fits(shape))
         .unwrap_or(default)
+}
+
+/// Merge sort's shape for `total` keys (with values of `value_size` bytes, 0 for none): its block
+/// sort and every merge pass take it, since a tile of a pass must lie in one pair of runs. Keys
+/// take 256 x 11 below [`LARGE_MERGE_LEN`] where it `fits` (run 71: 5-8% faster than 256 x 7 at
+/// 2^20 and 2^22, as a larger tile saves a merge pass for a round of the block sort, which costs
+/// less), and otherwise merge path's own shape (run 71: 512 x 11 is as fast as 256 x 11 from
+/// 2^24, and 512 x 15, 1024 x 7 and 1024 x 11 lose up to 30%). Pairs take merge path's shape,
+/// not yet tuned for sorting.
+pub(crate) fn merge_sort_shape(
+    value_size: u32,
+    total: usize,
+    fits: impl Fn(Shape) -> bool,
+) -> Shape {
+    const SMALL_KEYS: Shape = (256, 11);
+    if value_size == 0 && total < LARGE_MERGE_LEN && fits(SMALL_KEYS) {
+        return SMALL_KEYS;
+    }
+    merge_path_shape(value_size, total, fits)
 }
 
 /// The book's kernels' shapes: the basic kernel 256 x 8 (no workgroup memory); the tiled and
@@ -246,6 +263,18 @@ mod tests {
         let small = |(workgroup, _): Shape| workgroup <= 256;
         assert_eq!(merge_path_shape(0, 1 << 26, small), (256, 15));
         assert_eq!(merge_path_shape(4, 1 << 26, small), (256, 3));
+    }
+
+    #[test]
+    fn merge_sort_shapes_follow_size_and_room() {
+        let everything = |_| true;
+        assert_eq!(merge_sort_shape(0, 1 << 20, everything), (256, 11));
+        assert_eq!(merge_sort_shape(0, 1 << 24, everything), (512, 11));
+        assert_eq!(merge_sort_shape(4, 1 << 20, everything), (256, 3));
+        assert_eq!(merge_sort_shape(4, 1 << 24, everything), (512, 3));
+        // WebGPU's default 16 KiB: 2816 u64 keys do not fit, merge path's 256 x 7 does.
+        let webgpu = |(w, i): Shape| u64::from(w * i) * 8 <= 16384;
+        assert_eq!(merge_sort_shape(0, 1 << 20, webgpu), (256, 7));
     }
 
     #[test]
