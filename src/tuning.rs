@@ -41,7 +41,6 @@ pub(crate) const LARGE_MERGE_LEN: usize = 1 << 24;
 ///   512 x 15 lose 15-30%, and every large shape loses at 2^20);
 /// - pairs 256 x 3, and from 2^24 keys 512 x 3 (runs 17 and 22: 7-11% faster), since pairs
 ///   gather their values from global memory per output, which more items per invocation slow.
-
 pub(crate) fn merge_path_shape(
     value_size: u32,
     total: usize,
