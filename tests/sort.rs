@@ -1,6 +1,6 @@
 //! Merge sort on the GPU against the CPU's stable sort: every key type, both orders, keys and
-//! pairs with 4- and 8-byte values, on inputs of many shapes and sizes that are multiples of no
-//! tile.
+//! pairs with 4- and 8-byte values, on inputs of many shapes, every size to 70 and sizes that are
+//! multiples of no tile.
 
 mod common;
 
@@ -90,6 +90,29 @@ fn every_shape_and_order<K: TestKey>() {
 }
 
 every_key_type!(every_shape_and_order);
+
+/// Merge sort of every size to 70 (tiles shorter than one invocation's keys), and random sizes to
+/// two million, in both orders, with values.
+#[test]
+fn every_size_to_70_and_random_sizes() {
+    let mut rng = rng("sort::sizes");
+    for order in ORDERS {
+        let options = SortOptions {
+            algorithm: SortAlgorithm::Merge,
+            order,
+            ..Default::default()
+        };
+        for len in 0..=70 {
+            let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..20)).collect();
+            check_sort::<u32, u32>(&keys, &options, &format!("u32 {order:?} len={len}"));
+            let keys: Vec<i64> = (0..len).map(|_| rng.random_range(-5..5) << 40).collect();
+            check_sort::<i64, u64>(&keys, &options, &format!("i64 {order:?} len={len}"));
+        }
+        let len = rng.random_range(70..2_000_000);
+        let keys: Vec<f32> = (0..len).map(|_| rng.random_range(-1e3..1e3)).collect();
+        check_sort::<f32, u32>(&keys, &options, &format!("f32 {order:?} len={len}"));
+    }
+}
 
 /// Many merge passes over a large input, and shapes whose tile is not a power of two.
 #[test]
