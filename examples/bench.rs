@@ -24,9 +24,9 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use wgmerge::{
-    cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, ReduceBuffers, ReduceOp, ScanBuffers,
-    ScanKind, ScanOptions, ScanStrategy, SetOperation, SortAlgorithm, SortBuffers, SortOptions,
-    SortValueBuffers, ValueBuffers,
+    cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, RadixStrategy, ReduceBuffers, ReduceOp,
+    ScanBuffers, ScanKind, ScanOptions, ScanStrategy, SetOperation, SortAlgorithm, SortBuffers,
+    SortOptions, SortValueBuffers, ValueBuffers,
 };
 
 #[derive(Parser, Debug)]
@@ -392,15 +392,37 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         bench_sort(&gpu, n, SortAlgorithm::Radix, args)
                             .map_err(|e| ("radix sort".to_string(), e)),
                     );
-                    // The rank without subgroups, as devices without them run it.
-                    let masks = SortOptions {
-                        subgroups: Some(false),
-                        ..Default::default()
-                    };
-                    outcome.push(
-                        bench_sort_with(&gpu, n, &masks, "radix sort (lane masks)", args)
-                            .map_err(|e| ("radix sort (lane masks)".to_string(), e)),
-                    );
+                    // The rank without subgroups, as devices without them run it, and the
+                    // strategy that is not this device's default (each forced).
+                    let variants = [
+                        (
+                            SortOptions {
+                                subgroups: Some(false),
+                                ..Default::default()
+                            },
+                            "radix sort (lane masks)",
+                        ),
+                        (
+                            SortOptions {
+                                strategy: Some(RadixStrategy::ReduceThenScan),
+                                ..Default::default()
+                            },
+                            "radix sort (reduce then scan)",
+                        ),
+                        (
+                            SortOptions {
+                                strategy: Some(RadixStrategy::SingleSweep),
+                                ..Default::default()
+                            },
+                            "radix sort (single sweep)",
+                        ),
+                    ];
+                    for (options, label) in variants {
+                        outcome.push(
+                            bench_sort_with(&gpu, n, &options, label, args)
+                                .map_err(|e| (label.to_string(), e)),
+                        );
+                    }
                     let radix = SortOptions::default();
                     for variant in RadixVariant::ALL {
                         let row = match variant {

@@ -20,6 +20,13 @@
 //
 // No workgroup ever waits on another, so this is safe on every adapter. Ranks are stable, so
 // descending order is the ascending sort of each digit's complement.
+//
+// The single sweep (Onesweep, Adinets and Merrill 2022) instead counts every pass's digits in one
+// pass over the keys (radix_sweep_histogram), then each pass is one radix_scatter_sweep: a tile
+// publishes its digit counts, looks back over the tiles before it for each digit's prefix
+// (decoupled look-back), and scatters. A tile whose predecessor has published nothing after
+// SPINS rounds counts that tile's digits itself (decoupled fallback, Smith, Levien and Owens
+// 2025), so no workgroup waits on another for long and this too is safe on every adapter.
 
 // key_len() is params.len, or a count that earlier GPU work wrote (lib/key_count): the dispatch
 // and the histograms' layout are params.len's, and tiles beyond the count find no keys.
@@ -39,7 +46,9 @@ struct RadixParams {
     // The digit's first bit in the 64-bit order-preserving pattern, and its mask (0-8 bits).
     shift: u32,
     mask: u32,
-    pad: vec2<u32>,
+    // Single sweep: this pass, and the number of passes.
+    pass_index: u32,
+    passes: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: RadixParams;
@@ -66,8 +75,12 @@ override TILE: u32 = WORKGROUP_SIZE * ROUNDS;
 const NO_KEY: u32 = 0xffffffffu;
 
 fn digit_of(key: Key) -> u32 {
+    return digit_at(key, params.shift, params.mask);
+}
+
+// The digit of `mask` at bit `shift` of the key's order-preserving bits.
+fn digit_at(key: Key, shift: u32, mask: u32) -> u32 {
     let bits = key_order_bits(key);
-    let shift = params.shift;
     var shifted: u32;
     if shift >= 32u {
         shifted = bits.y >> (shift - 32u);
@@ -76,8 +89,8 @@ fn digit_of(key: Key) -> u32 {
     } else {
         shifted = (bits.x >> shift) | (bits.y << (32u - shift));
     }
-    let digit = shifted & params.mask;
-    return select(digit, digit ^ params.mask, DESCENDING);
+    let digit = shifted & mask;
+    return select(digit, digit ^ mask, DESCENDING);
 }
 
 // The tile's first key and its number of keys.
@@ -195,4 +208,197 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let span = tile_span(tile);
     rank_tile(span, lid);
     scatter_tile(span, lid, first);
+}
+
+// The single sweep's buffers: every pass's digit counts (SWEEP_PASSES * RADIX words) and one
+// tile counter per pass after them; the tiles' status for this pass (zeroed by the pass before,
+// or by the histogram for the first); and the next pass's, which this pass zeroes.
+@group(0) @binding(9) var<storage, read_write> sweep_counts: array<atomic<u32>>;
+@group(0) @binding(10) var<storage, read_write> sweep_status: array<atomic<u32>>;
+@group(0) @binding(11) var<storage, read_write> sweep_next: array<u32>;
+// Each pass's digit: (shift, mask) in x and y; the histogram counts them all.
+@group(0) @binding(12) var<uniform> sweep_digits: array<vec4<u32>, SWEEP_PASSES>;
+
+// Most passes of one sort: 8 digits of a 64-bit key and one that moves the result back.
+const SWEEP_PASSES: u32 = 9u;
+const SWEEP_TICKETS: u32 = SWEEP_PASSES * RADIX;
+// A tile's status word for a digit: 0 until it publishes, then its count of the digit
+// (STATUS_AGGREGATE) or its count and every earlier tile's (STATUS_PREFIX), in the low 30 bits.
+const STATUS_AGGREGATE: u32 = 0x40000000u;
+const STATUS_PREFIX: u32 = 0x80000000u;
+const STATUS_VALUE: u32 = 0x3fffffffu;
+// Reads in a row that find a digit's next predecessor unpublished before the workgroup counts
+// that predecessor's digits itself.
+override SPINS: u32 = 64u;
+// Tests only: read no predecessor's status, so that every count comes from the fallback.
+override FALLBACK_ONLY: bool = false;
+
+var<workgroup> wg_sweep: array<atomic<u32>, SWEEP_PASSES * RADIX>;
+
+// Every pass's digit counts of the workgroup's tiles, added into sweep_counts; zeroes the first
+// pass's status of those tiles.
+@compute @workgroup_size(256)
+fn radix_sweep_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+                         @builtin(num_workgroups) num_workgroups: vec3<u32>,
+                         @builtin(local_invocation_index) lid: u32) {
+    let group = group_index(workgroup_id, num_workgroups);
+    if group >= params.groups {
+        return;
+    }
+    for (var p = 0u; p < SWEEP_PASSES; p++) {
+        atomicStore(&wg_sweep[p * RADIX + lid], 0u);
+    }
+    own_base = lid;
+    own_step = WORKGROUP_SIZE;
+    workgroupBarrier();
+    let tiles = group_tiles(group);
+    for (var tile = tiles.x; tile < tiles.y; tile++) {
+        let span = tile_span(tile);
+        load_own_keys(span);
+        for (var round = 0u; round < ROUNDS; round++) {
+            if own_slot(round) < span.y {
+                for (var p = 0u; p < params.passes; p++) {
+                    let digit = digit_at(own_keys[round], sweep_digits[p].x, sweep_digits[p].y);
+                    atomicAdd(&wg_sweep[p * RADIX + digit], 1u);
+                }
+            }
+        }
+        atomicStore(&sweep_status[tile * RADIX + lid], 0u);
+    }
+    workgroupBarrier();
+    for (var p = 0u; p < params.passes; p++) {
+        let count = atomicLoad(&wg_sweep[p * RADIX + lid]);
+        if count > 0u {
+            atomicAdd(&sweep_counts[p * RADIX + lid], count);
+        }
+    }
+}
+
+var<workgroup> wg_ticket: u32;
+// Digit lid's first place in the output: the exclusive sum of this pass's counts.
+var<workgroup> wg_global: array<u32, RADIX>;
+// The latest predecessor a digit's look-back stopped at, plus one; then the same, read by the
+// whole workgroup.
+var<workgroup> wg_stuck: atomic<u32>;
+var<workgroup> wg_stuck_at: u32;
+
+// The first place of digit lid in the output.
+fn global_first(lid: u32) -> u32 {
+    let count = atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]);
+    var sum = count;
+    wg_global[lid] = sum;
+    workgroupBarrier();
+    for (var step = 1u; step < RADIX; step <<= 1u) {
+        var before = 0u;
+        if lid >= step {
+            before = wg_global[lid - step];
+        }
+        workgroupBarrier();
+        sum += before;
+        wg_global[lid] = sum;
+        workgroupBarrier();
+    }
+    return sum - count;
+}
+
+// Tile `tile`'s keys of digit lid, counted by the whole workgroup (the decoupled fallback).
+fn count_tile_digits(tile: u32, lid: u32) -> u32 {
+    atomicStore(&wg_histogram[lid], 0u);
+    workgroupBarrier();
+    let span = tile_span(tile);
+    for (var round = 0u; round < ROUNDS; round++) {
+        let slot = round * WORKGROUP_SIZE + lid;
+        if slot < span.y {
+            atomicAdd(&wg_histogram[digit_of(keys_in[span.x + slot])], 1u);
+        }
+    }
+    workgroupBarrier();
+    return atomicLoad(&wg_histogram[lid]);
+}
+
+// Predecessors a digit's look-back reads at once.
+const LOOK_AHEAD: u32 = 4u;
+
+// The keys of digit lid in the tiles before `tile`. Each digit looks back on its own, reading
+// LOOK_AHEAD predecessors at once and adding their counts until one has its prefix published.
+// A digit that finds a predecessor unpublished for SPINS reads in a row stops; then the
+// workgroup counts the digits of the latest tile some digit stopped at (the decoupled
+// fallback), those digits take it, and every digit still looking goes on.
+fn look_back(tile: u32, lid: u32) -> u32 {
+    var prefix = 0u;
+    // The next predecessor read is tile `look - 1`.
+    var look = tile;
+    var open = tile > 0u;
+    loop {
+        var spins = 0u;
+        while open && spins < SPINS && !FALLBACK_ONLY {
+            var status: array<u32, LOOK_AHEAD>;
+            for (var k = 0u; k < LOOK_AHEAD; k++) {
+                status[k] = 0u;
+                if k < look {
+                    status[k] = atomicLoad(&sweep_status[(look - 1u - k) * RADIX + lid]);
+                }
+            }
+            var progressed = false;
+            for (var k = 0u; k < LOOK_AHEAD; k++) {
+                if !open || status[k] == 0u {
+                    break;
+                }
+                prefix += status[k] & STATUS_VALUE;
+                look -= 1u;
+                progressed = true;
+                open = status[k] < STATUS_PREFIX && look > 0u;
+            }
+            spins = select(spins + 1u, 0u, progressed);
+        }
+        // The latest predecessor a digit stopped at, plus one (0: every digit is done).
+        if lid == 0u {
+            atomicStore(&wg_stuck, 0u);
+        }
+        workgroupBarrier();
+        if open {
+            atomicMax(&wg_stuck, look);
+        }
+        workgroupBarrier();
+        if lid == 0u {
+            wg_stuck_at = atomicLoad(&wg_stuck);
+        }
+        let stuck = workgroupUniformLoad(&wg_stuck_at);
+        if stuck == 0u {
+            break;
+        }
+        let count = count_tile_digits(stuck - 1u, lid);
+        if open && look == stuck {
+            prefix += count;
+            look -= 1u;
+            open = look > 0u;
+        }
+    }
+    return prefix;
+}
+
+// One pass of the single sweep: tiles in the order they start (a counter), each ranked, its
+// counts published, its prefix looked back for, and scattered.
+@compute @workgroup_size(256)
+fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
+    if lid == 0u {
+        wg_ticket = atomicAdd(&sweep_counts[SWEEP_TICKETS + params.pass_index], 1u);
+    }
+    let tile = workgroupUniformLoad(&wg_ticket);
+    if tile >= params.tiles {
+        return;
+    }
+    let first = global_first(lid);
+    let span = tile_span(tile);
+    let count = rank_tile(span, lid);
+    let row = tile * RADIX + lid;
+    atomicStore(&sweep_status[row], select(STATUS_AGGREGATE, STATUS_PREFIX, tile == 0u) | count);
+    let prefix = look_back(tile, lid);
+    if tile > 0u {
+        atomicStore(&sweep_status[row], STATUS_PREFIX | (prefix + count));
+    }
+    if params.pass_index + 1u < params.passes {
+        sweep_next[row] = 0u;
+    }
+    scatter_tile(span, lid, first + prefix);
 }

@@ -44,6 +44,7 @@ pub use error::{Error, Side};
 pub use key::{Key, KeyType, Order};
 pub use merge::{Algorithm, MergeBuffers, MergeOptions, ValueBuffers};
 pub use ops::{ReduceOp, Scalar, ScanKind, SetOperation};
+pub use radix_sort::RadixStrategy;
 pub use scan::{ReduceBuffers, ScanBuffers, ScanOptions, ScanStrategy};
 pub use scratch::Scratch;
 pub use search::{Bound, SearchBuffers, SearchOptions};

@@ -1,8 +1,10 @@
 //! LSD radix sort (`radix_sort.wgsl`): one pass per digit of up to 8 bits of the keys'
-//! order-preserving bits, each a histogram of every tile's digits, the crate's scan of the
-//! histograms, and a stable scatter. Portable: no workgroup waits on another. The passes go back
-//! and forth between the keys' two buffers (and the values'); [`Gpu::record_radix_sort`] says
-//! which one holds the result.
+//! order-preserving bits, in one of two strategies ([`RadixStrategy`]). Reduce-then-scan: each
+//! pass a histogram of every tile's digits, the crate's scan of the histograms, and a stable
+//! scatter; no workgroup waits on another. Single sweep: one histogram of every pass's digits,
+//! then each pass one scatter whose tiles look back for their digits' places, with a decoupled
+//! fallback. The passes go back and forth between the keys' two buffers (and the values');
+//! [`Gpu::record_radix_sort`] says which one holds the result.
 
 use std::ops::Range;
 
@@ -11,7 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::device::{bind_elements, dispatch};
 use crate::key::{move_values_module, KeyType, Order};
 use crate::ops::{ReduceOp, ScanKind};
-use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::pipeline::{Binding, Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scan::ScanOptions;
 use crate::scratch::Scratch;
 use crate::sort::SortOptions;
@@ -70,6 +72,136 @@ pub(crate) static RADIX_SCATTER_INDEXED_COUNTED: Kernel = Kernel {
     value_bindings: &[(5, WRITE)],
 };
 
+/// The single sweep's kernels: `radix_sweep_histogram` counts every pass's digits, and
+/// `radix_scatter_sweep` is one pass (with the counted and argsort variants as above).
+const SWEEP_BINDINGS: &[Binding] = &[
+    (0, UNIFORM),
+    (1, READ),
+    (2, WRITE),
+    (9, WRITE),
+    (10, WRITE),
+    (11, WRITE),
+];
+const SWEEP_COUNTED_BINDINGS: &[Binding] = &[
+    (0, UNIFORM),
+    (1, READ),
+    (2, WRITE),
+    (8, READ),
+    (9, WRITE),
+    (10, WRITE),
+    (11, WRITE),
+];
+pub(crate) static RADIX_SWEEP_HISTOGRAM: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_sweep_histogram",
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (9, WRITE),
+        (10, WRITE),
+        (12, UNIFORM),
+    ],
+    value_bindings: &[],
+};
+pub(crate) static RADIX_SWEEP_HISTOGRAM_COUNTED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_sweep_histogram",
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (8, READ),
+        (9, WRITE),
+        (10, WRITE),
+        (12, UNIFORM),
+    ],
+    value_bindings: &[],
+};
+pub(crate) static RADIX_SCATTER_SWEEP: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter_sweep",
+    bindings: SWEEP_BINDINGS,
+    value_bindings: &[(4, READ), (5, WRITE)],
+};
+pub(crate) static RADIX_SCATTER_SWEEP_COUNTED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter_sweep",
+    bindings: SWEEP_COUNTED_BINDINGS,
+    value_bindings: &[(4, READ), (5, WRITE)],
+};
+pub(crate) static RADIX_SCATTER_SWEEP_INDEXED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter_sweep",
+    bindings: SWEEP_BINDINGS,
+    value_bindings: &[(5, WRITE)],
+};
+pub(crate) static RADIX_SCATTER_SWEEP_INDEXED_COUNTED: Kernel = Kernel {
+    file: "radix_sort",
+    entry: "radix_scatter_sweep",
+    bindings: SWEEP_COUNTED_BINDINGS,
+    value_bindings: &[(5, WRITE)],
+};
+
+/// How a radix sort finds where each tile's keys of a digit go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RadixStrategy {
+    /// Reduce-then-scan: each pass counts every tile's digits, scans the counts, then scatters
+    /// (three dispatches a pass, the keys read twice). No workgroup waits on another.
+    ReduceThenScan,
+    /// Onesweep: one pass counts every pass's digits, then each pass is one dispatch in which a
+    /// tile looks back over the tiles before it for its digits' places (decoupled look-back).
+    /// A tile that finds a predecessor unpublished for a while counts that tile's digits itself
+    /// (decoupled fallback), so it is correct on every adapter. It is the default only where
+    /// the adapter is known to give workgroups forward progress (NVIDIA through Vulkan or DX12)
+    /// and for up to 2^20 keys, where its fewer dispatches pay; on the H100 it is slower beyond
+    /// (docs/benchmarks.md).
+    SingleSweep,
+}
+
+/// The kernels of one strategy: the histogram, the scatter, and an argsort's first scatter.
+struct RadixKernels {
+    histogram: &'static Kernel,
+    scatter: &'static Kernel,
+    indexed: &'static Kernel,
+}
+
+/// The kernels of `strategy`, taking the number of keys from a GPU buffer where `counted`.
+fn radix_kernels(strategy: RadixStrategy, counted: bool) -> RadixKernels {
+    let (histogram, scatter, indexed) = match (strategy, counted) {
+        (RadixStrategy::ReduceThenScan, false) => {
+            (&RADIX_HISTOGRAM, &RADIX_SCATTER, &RADIX_SCATTER_INDEXED)
+        }
+        (RadixStrategy::ReduceThenScan, true) => (
+            &RADIX_HISTOGRAM_COUNTED,
+            &RADIX_SCATTER_COUNTED,
+            &RADIX_SCATTER_INDEXED_COUNTED,
+        ),
+        (RadixStrategy::SingleSweep, false) => (
+            &RADIX_SWEEP_HISTOGRAM,
+            &RADIX_SCATTER_SWEEP,
+            &RADIX_SCATTER_SWEEP_INDEXED,
+        ),
+        (RadixStrategy::SingleSweep, true) => (
+            &RADIX_SWEEP_HISTOGRAM_COUNTED,
+            &RADIX_SCATTER_SWEEP_COUNTED,
+            &RADIX_SCATTER_SWEEP_INDEXED_COUNTED,
+        ),
+    };
+    RadixKernels {
+        histogram,
+        scatter,
+        indexed,
+    }
+}
+
+/// Workgroup memory of the single sweep's scatter besides the reduce-then-scan one's: the
+/// digits' first places, the fallback's counts, the ticket and where the look-back stopped.
+const SWEEP_SCATTER_MEMORY: u64 = (2 * RADIX * 4 + 4 + 4 + 4) as u64;
+/// Workgroup memory of the single sweep's histogram: every pass's counts.
+#[cfg(test)]
+const SWEEP_HISTOGRAM_MEMORY: u64 = (SWEEP_PASSES * RADIX * 4) as u64;
+/// Most keys the single sweep sorts: its status words hold counts in 30 bits.
+const SWEEP_MAX_LEN: usize = (1 << 30) - 1;
+
 /// `WORKGROUP_SIZE` and `RADIX` in radix_sort.wgsl.
 const WORKGROUP_SIZE: usize = 256;
 const RADIX: usize = 256;
@@ -80,6 +212,11 @@ const DIGIT_BITS: u32 = 8;
 const COUNTS: usize = 42;
 const OFFSETS: usize = 43;
 const WITHIN: usize = 47;
+/// The single sweep's counts and tickets, and the tiles' status of even and odd passes.
+const SWEEP_COUNTS: usize = 48;
+const SWEEP_STATUS: [usize; 2] = [49, 50];
+/// `SWEEP_PASSES` in radix_sort.wgsl: most passes of one sort (8 digits and one more).
+const SWEEP_PASSES: usize = 9;
 
 /// `RadixParams` in radix_sort.wgsl.
 #[repr(C)]
@@ -91,7 +228,8 @@ struct RadixParams {
     tiles_per_group: u32,
     shift: u32,
     mask: u32,
-    pad: [u32; 2],
+    pass_index: u32,
+    passes: u32,
 }
 
 /// A planned radix sort.
@@ -108,6 +246,7 @@ pub(crate) struct RadixPlan {
     passes: Vec<(u32, u32)>,
     /// Whether the number of keys comes from a GPU buffer (`len` is then the capacity).
     counted: bool,
+    strategy: RadixStrategy,
     specialization: Specialization,
     /// An argsort's: the first pass's, which writes each key's index as its value.
     indexed: Option<Specialization>,
@@ -216,10 +355,26 @@ fn tile_len(rounds: u32) -> usize {
     WORKGROUP_SIZE * rounds as usize
 }
 
-/// Workgroup memory of the scatter: its rank's, and its tile sorted by digit (keys, and each
-/// value's source index).
-fn scatter_memory(key_size: u32, value_size: u32, rounds: u32, rank: Rank) -> u64 {
-    rank.memory() + tile_len(rounds) as u64 * tuning::radix_staged_bytes(key_size, value_size)
+/// Workgroup memory of the scatter: its rank's, its strategy's, and its tile sorted by digit
+/// (keys, and each value's source index).
+fn scatter_memory(
+    key_size: u32,
+    value_size: u32,
+    rounds: u32,
+    rank: Rank,
+    strategy: RadixStrategy,
+) -> u64 {
+    rank.memory()
+        + strategy_memory(strategy)
+        + tile_len(rounds) as u64 * tuning::radix_staged_bytes(key_size, value_size)
+}
+
+/// Workgroup memory the single sweep's scatter adds.
+fn strategy_memory(strategy: RadixStrategy) -> u64 {
+    match strategy {
+        RadixStrategy::ReduceThenScan => 0,
+        RadixStrategy::SingleSweep => SWEEP_SCATTER_MEMORY,
+    }
 }
 
 impl Gpu {
@@ -245,6 +400,40 @@ impl Gpu {
         }
     }
 
+    /// The strategy for `requested` (the option): the single sweep where the adapter gives
+    /// forward progress and binds its buffers and the sort is short enough that it pays
+    /// (`tuning::radix_single_sweep`), reduce-then-scan elsewhere.
+    fn radix_strategy(
+        &self,
+        requested: Option<RadixStrategy>,
+        len: usize,
+        value_size: u32,
+        counted: bool,
+    ) -> Result<RadixStrategy, Error> {
+        let sweep = radix_kernels(RadixStrategy::SingleSweep, counted).scatter;
+        match requested {
+            Some(RadixStrategy::SingleSweep) => {
+                if len > SWEEP_MAX_LEN {
+                    return Err(Error::TooLarge {
+                        what: "single-sweep radix sort input",
+                        len,
+                        max: SWEEP_MAX_LEN,
+                    });
+                }
+                self.check_storage_buffers(sweep, value_size > 0)?;
+                Ok(RadixStrategy::SingleSweep)
+            }
+            Some(strategy) => Ok(strategy),
+            None if self.has_forward_progress()
+                && tuning::radix_single_sweep(len)
+                && self.check_storage_buffers(sweep, value_size > 0).is_ok() =>
+            {
+                Ok(RadixStrategy::SingleSweep)
+            }
+            None => Ok(RadixStrategy::ReduceThenScan),
+        }
+    }
+
     /// Checks a radix sort's options (order, bits, subgroups) and the device, and plans its
     /// passes.
     pub(crate) fn plan_radix_sort(
@@ -264,24 +453,29 @@ impl Gpu {
             )));
         }
         let rank = self.radix_rank(options.subgroups)?;
-        let scatter = if counted {
-            &RADIX_SCATTER_COUNTED
-        } else {
-            &RADIX_SCATTER
-        };
-        self.check_storage_buffers(scatter, value_size > 0)?;
+        let strategy = self.radix_strategy(options.strategy, len, value_size, counted)?;
+        self.check_storage_buffers(radix_kernels(strategy, counted).scatter, value_size > 0)?;
         let rounds = tuning::radix_rounds(
             key.size(),
             value_size,
             self.limits().max_compute_workgroup_storage_size,
-            rank.memory(),
+            rank.memory() + strategy_memory(strategy),
         );
-        let memory = scatter_memory(key.size(), value_size, rounds, rank);
+        let memory = scatter_memory(key.size(), value_size, rounds, rank, strategy);
         self.check_workgroup_memory(memory, "radix sort")?;
         let tile = tile_len(rounds);
         let tiles = len.div_ceil(tile);
         let tiles_per_group = tuning::radix_tiles_per_workgroup(tiles);
         let groups = tiles.div_ceil(tiles_per_group);
+        #[allow(unused_mut)]
+        let mut specialization =
+            specialization(key, options.order, value_size, counted, rounds, rank);
+        #[cfg(test)]
+        if tests::FALLBACK_ONLY.get() {
+            specialization
+                .constants
+                .extend([("FALLBACK_ONLY", 1), ("SPINS", 1)]);
+        }
         Ok(RadixPlan {
             len,
             tiles,
@@ -291,7 +485,8 @@ impl Gpu {
             value_size,
             passes: digit_passes(bits),
             counted,
-            specialization: specialization(key, options.order, value_size, counted, rounds, rank),
+            strategy,
+            specialization,
             indexed: None,
         })
     }
@@ -324,40 +519,19 @@ impl Gpu {
         if plan.len == 0 || passes.is_empty() {
             return Ok(0);
         }
-        let (histogram_kernel, scatter_kernel) = if plan.counted {
-            (&RADIX_HISTOGRAM_COUNTED, &RADIX_SCATTER_COUNTED)
-        } else {
-            (&RADIX_HISTOGRAM, &RADIX_SCATTER)
-        };
-        let histogram = self.pipeline(histogram_kernel, &plan.specialization)?;
-        let scatter = self.pipeline(scatter_kernel, &plan.specialization)?;
-        let indexed_kernel = if plan.counted {
-            &RADIX_SCATTER_INDEXED_COUNTED
-        } else {
-            &RADIX_SCATTER_INDEXED
-        };
+        let kernels = radix_kernels(plan.strategy, plan.counted);
+        let histogram = self.pipeline(kernels.histogram, &plan.specialization)?;
+        let scatter = self.pipeline(kernels.scatter, &plan.specialization)?;
         let indexed = match &plan.indexed {
-            Some(specialization) => Some(self.pipeline(indexed_kernel, specialization)?),
+            Some(specialization) => Some(self.pipeline(kernels.indexed, specialization)?),
             None => None,
         };
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        // A multiple of 4 words: the scan reads them as whole vec4s.
-        let words = plan.groups * RADIX;
-        let counts = scratch.temporary(&self.device, COUNTS, words as u64 * 4, usage);
-        let offsets = scratch.temporary(&self.device, OFFSETS, words as u64 * 4, usage);
-        let within = scratch.temporary(
-            &self.device,
-            WITHIN,
-            (plan.tiles * RADIX) as u64 * 4,
-            wgpu::BufferUsages::STORAGE,
-        );
         let groups = self.dispatch_shape(plan.groups as u32)?;
         let tiles = self.dispatch_shape(plan.tiles as u32)?;
         let placeholder = scratch.placeholder();
         let len = plan.len;
-        for (pass, &(shift, mask)) in passes.iter().enumerate() {
-            let (from, to) = (pass % 2, 1 - pass % 2);
-            let params = self.uniform(
+        let params = |pass: usize, (shift, mask): (u32, u32)| {
+            self.uniform(
                 "wgmerge radix params",
                 bytemuck::bytes_of(&RadixParams {
                     len: len as u32,
@@ -366,60 +540,125 @@ impl Gpu {
                     tiles_per_group: plan.tiles_per_group as u32,
                     shift,
                     mask,
-                    pad: [0; 2],
+                    pass_index: pass as u32,
+                    passes: passes.len() as u32,
                 }),
+            )
+        };
+        let key_count = count.map(|count| wgpu::BindGroupEntry {
+            binding: 8,
+            resource: bind_elements(count, 0, 1, 4, placeholder),
+        });
+        // Binding `binding` to keys[which].
+        let keys_entry = |binding: u32, which: usize| wgpu::BindGroupEntry {
+            binding,
+            resource: bind_elements(keys[which], 0, len, key_size, placeholder),
+        };
+        // Per pass: the buffers its scan or look-back needs, then the scatter's dispatch.
+        let sweep = if plan.strategy == RadixStrategy::SingleSweep {
+            let counts = scratch.temporary(
+                &self.device,
+                SWEEP_COUNTS,
+                ((SWEEP_PASSES + 1) * RADIX * 4) as u64,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             );
-            let keys_in = wgpu::BindGroupEntry {
-                binding: 1,
-                resource: bind_elements(keys[from], 0, len, key_size, placeholder),
-            };
-            let within_entry = wgpu::BindGroupEntry {
-                binding: 7,
-                resource: bind_elements(&within, 0, plan.tiles * RADIX, 4, placeholder),
-            };
-            let uniform = wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            };
-            let key_count = count.map(|count| wgpu::BindGroupEntry {
-                binding: 8,
-                resource: bind_elements(count, 0, 1, 4, placeholder),
+            let status = SWEEP_STATUS.map(|slot| {
+                scratch.temporary(
+                    &self.device,
+                    slot,
+                    (plan.tiles * RADIX * 4) as u64,
+                    wgpu::BufferUsages::STORAGE,
+                )
             });
+            let mut digits = [[0u32; 4]; SWEEP_PASSES];
+            for (digit, &(shift, mask)) in digits.iter_mut().zip(&passes) {
+                *digit = [shift, mask, 0, 0];
+            }
+            let digits = self.uniform("wgmerge radix digits", bytemuck::cast_slice(&digits));
+            encoder.clear_buffer(&counts, 0, None);
+            let uniform = params(0, (0, 0));
             let mut entries = vec![
-                uniform.clone(),
-                keys_in.clone(),
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: bind_elements(&counts, 0, words, 4, placeholder),
-                },
-                within_entry.clone(),
+                whole(0, &uniform),
+                keys_entry(1, 0),
+                whole(9, &counts),
+                whole(10, &status[0]),
+                whole(12, &digits),
             ];
             entries.extend(key_count.clone());
-            let counted = self.bind_group(histogram_kernel, false, &entries);
-            dispatch(encoder, "radix_histogram", &histogram, &counted, groups);
-            self.record_scan_into::<u32>(
+            let counted = self.bind_group(kernels.histogram, false, &entries);
+            dispatch(
                 encoder,
-                scratch,
-                (&counts, 0),
-                (&offsets, 0),
-                words,
-                ScanKind::Exclusive,
-                ReduceOp::Sum,
-                &ScanOptions::default(),
-            )?;
-            let mut entries = vec![
-                uniform,
-                keys_in,
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: bind_elements(keys[to], 0, len, key_size, placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 6,
-                    resource: bind_elements(&offsets, 0, words, 4, placeholder),
-                },
-                within_entry,
-            ];
+                "radix_sweep_histogram",
+                &histogram,
+                &counted,
+                groups,
+            );
+            Some((counts, status))
+        } else {
+            None
+        };
+        // Reduce-then-scan's histograms, their scan, and each tile's counts before it.
+        let words = plan.groups * RADIX;
+        let reduce_then_scan = sweep.is_none().then(|| {
+            let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            // A multiple of 4 words: the scan reads them as whole vec4s.
+            (
+                scratch.temporary(&self.device, COUNTS, words as u64 * 4, usage),
+                scratch.temporary(&self.device, OFFSETS, words as u64 * 4, usage),
+                scratch.temporary(
+                    &self.device,
+                    WITHIN,
+                    (plan.tiles * RADIX) as u64 * 4,
+                    wgpu::BufferUsages::STORAGE,
+                ),
+            )
+        });
+        for (pass, &digit) in passes.iter().enumerate() {
+            let (from, to) = (pass % 2, 1 - pass % 2);
+            let uniform = params(pass, digit);
+            let mut entries = vec![whole(0, &uniform), keys_entry(1, from), keys_entry(2, to)];
+            if let Some((counts, status)) = &sweep {
+                entries.extend([
+                    whole(9, counts),
+                    whole(10, &status[pass % 2]),
+                    whole(11, &status[1 - pass % 2]),
+                ]);
+            }
+            if let Some((counts, offsets, within)) = &reduce_then_scan {
+                let within_entry = wgpu::BindGroupEntry {
+                    binding: 7,
+                    resource: bind_elements(within, 0, plan.tiles * RADIX, 4, placeholder),
+                };
+                let mut histogram_entries = vec![
+                    whole(0, &uniform),
+                    keys_entry(1, from),
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: bind_elements(counts, 0, words, 4, placeholder),
+                    },
+                    within_entry.clone(),
+                ];
+                histogram_entries.extend(key_count.clone());
+                let counted = self.bind_group(kernels.histogram, false, &histogram_entries);
+                dispatch(encoder, "radix_histogram", &histogram, &counted, groups);
+                self.record_scan_into::<u32>(
+                    encoder,
+                    scratch,
+                    (counts, 0),
+                    (offsets, 0),
+                    words,
+                    ScanKind::Exclusive,
+                    ReduceOp::Sum,
+                    &ScanOptions::default(),
+                )?;
+                entries.extend([
+                    wgpu::BindGroupEntry {
+                        binding: 6,
+                        resource: bind_elements(offsets, 0, words, 4, placeholder),
+                    },
+                    within_entry,
+                ]);
+            }
             // An argsort's first pass writes the indices, reading no values.
             let first_indexed = pass == 0 && indexed.is_some();
             if let Some(values) = values {
@@ -434,15 +673,23 @@ impl Gpu {
                     resource: bind_elements(values[to], 0, len, value_size, placeholder),
                 });
             }
-            entries.extend(key_count);
+            entries.extend(key_count.clone());
             let (kernel, pipeline) = match &indexed {
-                Some(pipeline) if first_indexed => (indexed_kernel, pipeline),
-                _ => (scatter_kernel, &scatter),
+                Some(pipeline) if first_indexed => (kernels.indexed, pipeline),
+                _ => (kernels.scatter, &scatter),
             };
             let scattered = self.bind_group(kernel, values.is_some(), &entries);
             dispatch(encoder, "radix_scatter", pipeline, &scattered, tiles);
         }
         Ok(passes.len() % 2)
+    }
+}
+
+/// Binding `binding` to all of `buffer`.
+fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
     }
 }
 
@@ -460,18 +707,24 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                 (4, 5, Rank::Subgroups(8)),
                 (8, 2, Rank::Subgroups(128)),
             ] {
-                for (histogram, scatter, counted) in [
-                    (&RADIX_HISTOGRAM, &RADIX_SCATTER, false),
-                    (&RADIX_HISTOGRAM_COUNTED, &RADIX_SCATTER_COUNTED, true),
+                for (strategy, counted) in [
+                    (RadixStrategy::ReduceThenScan, false),
+                    (RadixStrategy::ReduceThenScan, true),
+                    (RadixStrategy::SingleSweep, false),
+                    (RadixStrategy::SingleSweep, true),
                 ] {
+                    let kernels = radix_kernels(strategy, counted);
                     let specialization =
                         specialization(key, order, value_size, counted, rounds, rank);
                     out.push(crate::kernel_tests::Configuration {
-                        kernel: histogram,
+                        kernel: kernels.histogram,
                         specialization: specialization.clone(),
-                        workgroup_memory: (RADIX * 4) as u64,
+                        workgroup_memory: match strategy {
+                            RadixStrategy::ReduceThenScan => (RADIX * 4) as u64,
+                            RadixStrategy::SingleSweep => SWEEP_HISTOGRAM_MEMORY,
+                        },
                     });
-                    let memory = scatter_memory(key.size(), value_size, rounds, rank);
+                    let memory = scatter_memory(key.size(), value_size, rounds, rank, strategy);
                     if value_size == 4 {
                         let mut plan = RadixPlan {
                             len: 1,
@@ -482,22 +735,19 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                             value_size,
                             passes: Vec::new(),
                             counted,
+                            strategy,
                             specialization: specialization.clone(),
                             indexed: None,
                         };
                         plan.index_values();
                         out.push(crate::kernel_tests::Configuration {
-                            kernel: if counted {
-                                &RADIX_SCATTER_INDEXED_COUNTED
-                            } else {
-                                &RADIX_SCATTER_INDEXED
-                            },
+                            kernel: kernels.indexed,
                             specialization: plan.indexed.expect("indexed"),
                             workgroup_memory: memory,
                         });
                     }
                     out.push(crate::kernel_tests::Configuration {
-                        kernel: scatter,
+                        kernel: kernels.scatter,
                         specialization,
                         workgroup_memory: memory,
                     });
@@ -511,6 +761,39 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Sorts planned on this thread read no predecessor's status in the single sweep, so
+        /// every digit count comes from its decoupled fallback.
+        pub(super) static FALLBACK_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// The single sweep with every look-back answered by the fallback (each tile counting its
+    /// predecessors' digits itself) sorts as the CPU does: keys and pairs, both orders, a bit
+    /// range, more tiles than workgroups.
+    #[test]
+    fn single_sweep_by_fallback_alone() {
+        let gpu = Gpu::new().expect("an adapter");
+        FALLBACK_ONLY.set(true);
+        let keys: Vec<u32> = (0..300_000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+            .collect();
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        for (order, bits) in [(Order::Ascending, None), (Order::Descending, Some(3..20))] {
+            let options = SortOptions {
+                order,
+                bits: bits.clone(),
+                strategy: Some(RadixStrategy::SingleSweep),
+                ..Default::default()
+            };
+            let (got_keys, got_values) = gpu.sort_pairs_with(&keys, &values, &options).unwrap();
+            let (want_keys, want_values) =
+                crate::cpu::radix_sort_pairs_ordered(&keys, &values, bits.unwrap_or(0..32), order);
+            assert!(got_keys == want_keys, "{order:?}: keys differ");
+            assert!(got_values == want_values, "{order:?}: values differ");
+        }
+        FALLBACK_ONLY.set(false);
+    }
 
     #[test]
     fn digits_cover_the_range_once() {

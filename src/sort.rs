@@ -15,7 +15,7 @@ use crate::merge::{
     ValueBuffers,
 };
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
-use crate::radix_sort::RadixPlan;
+use crate::radix_sort::{RadixPlan, RadixStrategy};
 use crate::scratch::Scratch;
 use crate::tuning::{self, Shape};
 use crate::{Algorithm, Error, Gpu};
@@ -52,6 +52,10 @@ pub struct SortOptions {
     /// where the device has them with one fixed subgroup size; `Some(true)` where it has not is
     /// [`Error::Unsupported`].
     pub subgroups: Option<bool>,
+    /// Radix sort only: how each pass finds where a tile's keys go ([`RadixStrategy`]). `None`
+    /// takes the single sweep for up to 2^20 keys where the adapter is known to give workgroups
+    /// forward progress, and reduce-then-scan otherwise.
+    pub strategy: Option<RadixStrategy>,
     /// Merge sort only: invocations per workgroup, for the block sort and the merge passes;
     /// `None` lets wgmerge choose.
     pub workgroup_size: Option<u32>,
@@ -444,9 +448,13 @@ impl Gpu {
                 Ok(SortPlanned::Radix(plan))
             }
             SortAlgorithm::Merge => {
-                if options.bits.is_some() || options.subgroups.is_some() {
+                if options.bits.is_some()
+                    || options.subgroups.is_some()
+                    || options.strategy.is_some()
+                {
                     return Err(Error::InvalidOptions(
-                        "bits and subgroups are options of SortAlgorithm::Radix only".into(),
+                        "bits, subgroups and strategy are options of SortAlgorithm::Radix only"
+                            .into(),
                     ));
                 }
                 Ok(SortPlanned::Merge(

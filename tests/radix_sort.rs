@@ -8,7 +8,9 @@ mod common;
 use common::*;
 use rand::seq::SliceRandom;
 use rand::Rng;
-use wgmerge::{cpu, Error, Order, SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers};
+use wgmerge::{
+    cpu, Error, Order, RadixStrategy, SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers,
+};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
@@ -53,6 +55,20 @@ fn rank_paths() -> Vec<Option<bool>> {
     }
 }
 
+/// Every way the device can sort: each rank path with each strategy (the single sweep forced
+/// where the adapter gives no forward progress, as lavapipe and llvmpipe do not promise it: its
+/// decoupled fallback must keep it correct there).
+fn paths() -> Vec<(Option<bool>, Option<RadixStrategy>)> {
+    let strategies = [
+        Some(RadixStrategy::ReduceThenScan),
+        Some(RadixStrategy::SingleSweep),
+    ];
+    rank_paths()
+        .into_iter()
+        .flat_map(|rank| strategies.map(|strategy| (rank, strategy)))
+        .collect()
+}
+
 /// Bit ranges: whole keys, single digits, ranges that are not multiples of 8, ranges that end at
 /// the key's width (no key may be lost there), and one of no bits; each rank path.
 fn bit_ranges<K: TestKey>() {
@@ -69,22 +85,23 @@ fn bit_ranges<K: TestKey>() {
         Some(5..5),
     ];
     let mut shapes = Shape::ALL.iter().cycle();
-    let paths = rank_paths();
+    let paths = paths();
     let mut path = paths.iter().cycle();
     for order in ORDERS {
         for bits in ranges.clone() {
             for len in [1, 2049, 10_000] {
                 let shape = *shapes.next().unwrap();
                 let keys = shuffled::<K>(&mut rng, shape, len);
-                let subgroups = *path.next().unwrap();
+                let (subgroups, strategy) = *path.next().unwrap();
                 let options = SortOptions {
                     order,
                     bits: bits.clone(),
                     subgroups,
+                    strategy,
                     ..Default::default()
                 };
                 let context = format!(
-                    "{} {order:?} {bits:?} {shape:?} len={len} subgroups={subgroups:?}",
+                    "{} {order:?} {bits:?} {shape:?} len={len} {subgroups:?} {strategy:?}",
                     K::TYPE.name()
                 );
                 check(&keys, &options, &context);
@@ -106,13 +123,15 @@ every_key_type!(bit_ranges);
 #[test]
 fn every_size_to_70_and_random_sizes() {
     let mut rng = rng("radix::sizes");
-    for (order, subgroups) in ORDERS.into_iter().zip(rank_paths().into_iter().cycle()) {
+    for (i, (subgroups, strategy)) in paths().into_iter().enumerate() {
+        let order = ORDERS[i % 2];
         let options = SortOptions {
             order,
             subgroups,
+            strategy,
             ..Default::default()
         };
-        let context = |what: &str| format!("{what} {order:?} subgroups={subgroups:?}");
+        let context = |what: &str| format!("{what} {order:?} {subgroups:?} {strategy:?}");
         for len in 0..=70 {
             let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..20)).collect();
             check(&keys, &options, &context(&format!("u32 len={len}")));
@@ -133,18 +152,20 @@ fn every_size_to_70_and_random_sizes() {
 #[test]
 fn workgroups_take_runs_of_tiles() {
     let mut rng = rng("radix::runs");
-    for (order, subgroups) in ORDERS.into_iter().zip(rank_paths().into_iter().cycle()) {
+    for (i, (subgroups, strategy)) in paths().into_iter().enumerate() {
+        let order = ORDERS[i % 2];
         let len = (1 << 21) + 2048 * 3 + 77;
         let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1 << 20)).collect();
         let options = SortOptions {
             order,
             subgroups,
+            strategy,
             ..Default::default()
         };
         check(
             &keys,
             &options,
-            &format!("u32 {order:?} subgroups={subgroups:?} len={len}"),
+            &format!("u32 {order:?} {subgroups:?} {strategy:?} len={len}"),
         );
     }
 }
@@ -270,13 +291,14 @@ fn resident_sorts_end_in_the_callers_buffers() {
 
         // The encoder form of argsort: the values buffer starts as garbage and receives the
         // indices, written by the first pass (one of no bits where the range is empty).
-        for subgroups in rank_paths() {
+        for (subgroups, strategy) in paths() {
             let buffers = [&keys, &keys, &keys, &keys].map(|data| storage_buffer(data));
             let [k, _, v, _] = &buffers;
             let options = SortOptions {
                 bits: bits.clone(),
                 order: Order::Descending,
                 subgroups,
+                strategy,
                 ..Default::default()
             };
             let sort = with_u32_values(&buffers, keys.len());
@@ -290,7 +312,7 @@ fn resident_sorts_end_in_the_callers_buffers() {
                 bits.clone().unwrap_or(0..32),
                 Order::Descending,
             );
-            let context = format!("argsort {bits:?} subgroups={subgroups:?}");
+            let context = format!("argsort {bits:?} {subgroups:?} {strategy:?}");
             assert_same(&read_buffer(k, keys.len()), &want_keys, &context);
             assert_same(&read_buffer(v, keys.len()), &want_index, &context);
         }
@@ -334,6 +356,15 @@ fn options_each_algorithm_refuses() {
     };
     assert!(matches!(
         gpu.sort_with(&[1u32], &merge_subgroups),
+        Err(Error::InvalidOptions(_))
+    ));
+    let merge_strategy = SortOptions {
+        algorithm: SortAlgorithm::Merge,
+        strategy: Some(RadixStrategy::SingleSweep),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu.sort_with(&[1u32], &merge_strategy),
         Err(Error::InvalidOptions(_))
     ));
     // encode_argsort: radix sort only, into 4-byte values.
@@ -404,7 +435,11 @@ fn counted_sorts_take_the_count_from_the_gpu() {
     let capacity = 10_000usize;
     let keys: Vec<u32> = (0..capacity).map(|_| rng.random()).collect();
     let values: Vec<u32> = (0..capacity as u32).collect();
-    for bits in [None, Some(0..8)] {
+    let strategies = [RadixStrategy::ReduceThenScan, RadixStrategy::SingleSweep];
+    for (bits, strategy) in [None, Some(0..8)]
+        .into_iter()
+        .flat_map(|bits| strategies.map(|strategy| (bits.clone(), strategy)))
+    {
         for count in [0u32, 1, 777, 10_000, 20_000] {
             let [k, kt, v, vt, c] =
                 [&keys, &keys, &values, &values, &vec![count]].map(|data| storage_buffer(data));
@@ -420,6 +455,7 @@ fn counted_sorts_take_the_count_from_the_gpu() {
             };
             let options = SortOptions {
                 bits: bits.clone(),
+                strategy: Some(strategy),
                 ..Default::default()
             };
             let mut encoder = gpu.device().create_command_encoder(&Default::default());
@@ -441,7 +477,7 @@ fn counted_sorts_take_the_count_from_the_gpu() {
             );
             want_keys.extend_from_slice(&keys[n..]);
             want_values.extend_from_slice(&values[n..]);
-            let context = format!("count={count} bits={bits:?}");
+            let context = format!("count={count} bits={bits:?} {strategy:?}");
             assert_eq!(read_buffer(&k, capacity), want_keys, "{context}");
             assert_eq!(read_buffer(&v, capacity), want_values, "{context}");
         }
