@@ -93,6 +93,26 @@ fn digit_at(key: Key, shift: u32, mask: u32) -> u32 {
     return select(digit, digit ^ mask, DESCENDING);
 }
 
+// The sum of `count` over the digits before lid (invocation d passes digit d's), by Hillis and
+// Steele's scan in wg_start, which it leaves holding the inclusive sums once every invocation has
+// read them. Every invocation calls it (it holds barriers).
+fn exclusive_digit_sum(count: u32, lid: u32) -> u32 {
+    var sum = count;
+    wg_start[lid] = sum;
+    workgroupBarrier();
+    for (var step = 1u; step < RADIX; step <<= 1u) {
+        var before = 0u;
+        if lid >= step {
+            before = wg_start[lid - step];
+        }
+        workgroupBarrier();
+        sum += before;
+        wg_start[lid] = sum;
+        workgroupBarrier();
+    }
+    return sum - count;
+}
+
 // The tile's first key and its number of keys.
 fn tile_span(tile: u32) -> vec2<u32> {
     let base = tile * TILE;
@@ -275,30 +295,15 @@ fn radix_sweep_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 }
 
 var<workgroup> wg_ticket: u32;
-// Digit lid's first place in the output: the exclusive sum of this pass's counts.
-var<workgroup> wg_global: array<u32, RADIX>;
 // The latest predecessor a digit's look-back stopped at, plus one; then the same, read by the
 // whole workgroup.
 var<workgroup> wg_stuck: atomic<u32>;
 var<workgroup> wg_stuck_at: u32;
 
-// The first place of digit lid in the output.
+// The first place of digit lid in the output: the sum of this pass's counts of the digits
+// before it. Called before the tile is ranked, which writes wg_start afresh.
 fn global_first(lid: u32) -> u32 {
-    let count = atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]);
-    var sum = count;
-    wg_global[lid] = sum;
-    workgroupBarrier();
-    for (var step = 1u; step < RADIX; step <<= 1u) {
-        var before = 0u;
-        if lid >= step {
-            before = wg_global[lid - step];
-        }
-        workgroupBarrier();
-        sum += before;
-        wg_global[lid] = sum;
-        workgroupBarrier();
-    }
-    return sum - count;
+    return exclusive_digit_sum(atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]), lid);
 }
 
 // Tile `tile`'s keys of digit lid, counted by the whole workgroup (the decoupled fallback).

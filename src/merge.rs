@@ -686,7 +686,7 @@ impl Gpu {
         }
     }
 
-    pub(crate) fn merge_shape(
+    fn merge_shape(
         &self,
         algorithm: Algorithm,
         key: KeyType,

@@ -194,8 +194,8 @@ fn radix_kernels(strategy: RadixStrategy, counted: bool) -> RadixKernels {
 }
 
 /// Workgroup memory of the single sweep's scatter besides the reduce-then-scan one's: the
-/// digits' first places, the fallback's counts, the ticket and where the look-back stopped.
-const SWEEP_SCATTER_MEMORY: u64 = (2 * RADIX * 4 + 4 + 4 + 4) as u64;
+/// fallback's counts, the ticket and where the look-back stopped.
+const SWEEP_SCATTER_MEMORY: u64 = (RADIX * 4 + 4 + 4 + 4) as u64;
 /// Workgroup memory of the single sweep's histogram: every pass's counts.
 #[cfg(test)]
 const SWEEP_HISTOGRAM_MEMORY: u64 = (SWEEP_PASSES * RADIX * 4) as u64;
@@ -420,7 +420,6 @@ impl Gpu {
                         max: SWEEP_MAX_LEN,
                     });
                 }
-                self.check_storage_buffers(sweep, value_size > 0)?;
                 Ok(RadixStrategy::SingleSweep)
             }
             Some(strategy) => Ok(strategy),

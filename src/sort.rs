@@ -509,7 +509,6 @@ impl Gpu {
         let runs = len.div_ceil(tile).max(1);
         Ok(SortPlan {
             len,
-            tile,
             // Merge passes: each halves the number of runs.
             passes: runs.next_power_of_two().trailing_zeros(),
             block_dispatch: self.dispatch_shape(runs as u32)?,
@@ -615,7 +614,7 @@ impl Gpu {
                     value_size,
                 }),
             };
-            let run_len = (plan.tile << pass) as u32;
+            let run_len = (plan.tile() << pass) as u32;
             let mut merge: MergePlan = plan.merge.clone();
             merge.params.run_len = run_len;
             merge.partition = merge.partition.map(|p| p.with_run_len(run_len));
@@ -634,8 +633,6 @@ impl Gpu {
 /// A sort checked against the device: its length, tile and passes.
 struct SortPlan {
     len: usize,
-    /// Keys each workgroup of the block sort sorts; runs after it are this long.
-    tile: usize,
     /// Merge passes needed to leave one run.
     passes: u32,
     block_dispatch: (u32, u32),
@@ -644,6 +641,13 @@ struct SortPlan {
     order: Order,
     /// Merge path over the whole input, in the sort's shape; each pass sets its run length.
     merge: MergePlan,
+}
+
+impl SortPlan {
+    /// Keys each workgroup of the block sort sorts; runs after it are this long.
+    fn tile(&self) -> usize {
+        self.shape.0 as usize * self.shape.1 as usize
+    }
 }
 
 /// A sort's pipelines and bind groups: the block sort, then each merge pass.

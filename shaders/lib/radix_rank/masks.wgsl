@@ -68,20 +68,7 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
 
 // wg_start: the exclusive sum of `count` over the digits (invocation d passes digit d's).
 fn start_digits(count: u32, lid: u32) {
-    var sum = count;
-    wg_start[lid] = sum;
-    workgroupBarrier();
-    for (var step = 1u; step < RADIX; step <<= 1u) {
-        var before = 0u;
-        if lid >= step {
-            before = wg_start[lid - step];
-        }
-        workgroupBarrier();
-        sum += before;
-        wg_start[lid] = sum;
-        workgroupBarrier();
-    }
-    wg_start[lid] = sum - count;
+    wg_start[lid] = exclusive_digit_sum(count, lid);
     workgroupBarrier();
 }
 
