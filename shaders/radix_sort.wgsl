@@ -11,7 +11,8 @@
 //    lib/radix_rank/masks.wgsl without subgroups, lib/radix_rank/subgroups.wgsl with them),
 //    sorts them by digit in workgroup memory, and writes them out in that order, so the keys of
 //    one digit leave as one run of consecutive places (about TILE / 256 keys). A digit's first
-//    place is its group's plus its `within`.
+//    place is its group's plus its `within`. A pass whose digit is the same for every key (the
+//    scanned counts say so) only copies (one_digit, copy_tile); the single sweep does the same.
 //
 // Groups of tiles keep the scanned histograms to 256 words a group: one word per (digit, tile),
 // written and read scattered and scanned, moved as many bytes as the keys (run 63). The scatter
@@ -215,6 +216,37 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
     }
 }
 
+// Whether one digit holds every key of the pass (invocation d passes digit d's total): then the
+// stable scatter is the identity and the pass only copies its tiles (CUB's short circuit), so a
+// digit that no key varies in costs a copy, not a sort. The flag borrows wg_start[0], free until
+// the rank (no workgroup memory of its own: 16 KiB devices keep their tile). Every invocation
+// calls it (it holds barriers).
+fn one_digit(total: u32, lid: u32) -> bool {
+    if lid == 0u {
+        wg_start[0] = 0u;
+    }
+    workgroupBarrier();
+    // At most one digit holds every key of a pass that has keys.
+    if total == key_len() && total > 0u {
+        wg_start[0] = 1u;
+    }
+    let one = workgroupUniformLoad(&wg_start[0]) != 0u;
+    // Everyone has read the flag before the rank writes wg_start.
+    workgroupBarrier();
+    return one;
+}
+
+// A pass whose digit is the same for every key: the tile's keys (and values) stay in place.
+fn copy_tile(span: vec2<u32>, lid: u32) {
+    for (var round = 0u; round < ROUNDS; round++) {
+        let slot = round * WORKGROUP_SIZE + lid;
+        if slot < span.y {
+            keys_out[span.x + slot] = keys_in[span.x + slot];
+            move_value(span.x + slot, span.x + slot);
+        }
+    }
+}
+
 @compute @workgroup_size(256)
 fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                  @builtin(num_workgroups) num_workgroups: vec3<u32>,
@@ -224,8 +256,18 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         return;
     }
     let group = tile / params.tiles_per_group;
-    let first = offsets[lid * params.groups + group] + within[tile * RADIX + lid];
     let span = tile_span(tile);
+    // Digit lid's keys: from its first place to the next digit's.
+    let digit_first = offsets[lid * params.groups];
+    var digit_end = key_len();
+    if lid + 1u < RADIX {
+        digit_end = offsets[(lid + 1u) * params.groups];
+    }
+    if one_digit(digit_end - digit_first, lid) {
+        copy_tile(span, lid);
+        return;
+    }
+    let first = offsets[lid * params.groups + group] + within[tile * RADIX + lid];
     rank_tile(span, lid);
     scatter_tile(span, lid, first);
 }
@@ -393,10 +435,18 @@ fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
     if tile >= params.tiles {
         return;
     }
-    let first = global_first(lid);
-    let span = tile_span(tile);
-    let count = rank_tile(span, lid);
     let row = tile * RADIX + lid;
+    let span = tile_span(tile);
+    if one_digit(atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]), lid) {
+        // Every tile of the pass copies, so none publishes or looks back.
+        if params.pass_index + 1u < params.passes {
+            sweep_next[row] = 0u;
+        }
+        copy_tile(span, lid);
+        return;
+    }
+    let first = global_first(lid);
+    let count = rank_tile(span, lid);
     atomicStore(&sweep_status[row], select(STATUS_AGGREGATE, STATUS_PREFIX, tile == 0u) | count);
     let prefix = look_back(tile, lid);
     if tile > 0u {

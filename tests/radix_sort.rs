@@ -213,6 +213,41 @@ fn awkward_keys() {
     }
 }
 
+/// Passes whose digit is the same for every key only copy: keys whose second and fourth bytes
+/// are constant (copies between sorting passes, in both buffers' turns), all-equal keys, u64 keys
+/// whose high half is constant, with values and argsorts, on every path.
+#[test]
+fn passes_of_one_digit_copy() {
+    let mut rng = rng("radix::one_digit");
+    let n = 40_000;
+    let gaps: Vec<u32> = (0..n)
+        .map(|_| 0x5a00_3c00 | rng.random_range(0..256u32) << 16 | rng.random_range(0..256u32))
+        .collect();
+    let equal = vec![0x1234_5678u32; n];
+    let high: Vec<u64> = (0..n)
+        .map(|_| 7 << 32 | rng.random::<u32>() as u64)
+        .collect();
+    for (i, (subgroups, strategy)) in paths().into_iter().enumerate() {
+        let order = ORDERS[i % 2];
+        let options = SortOptions {
+            order,
+            subgroups,
+            strategy,
+            ..Default::default()
+        };
+        let context = |what: &str| format!("{what} {order:?} {subgroups:?} {strategy:?}");
+        check(&gaps, &options, &context("constant bytes 1 and 3"));
+        check(&equal, &options, &context("all equal"));
+        check(&high, &options, &context("u64, constant high half"));
+        let got = gpu().argsort_with(&equal, &options).unwrap();
+        assert!(
+            got.iter().copied().eq(0..n as u32),
+            "{}",
+            context("argsort")
+        );
+    }
+}
+
 #[test]
 fn argsort_is_the_stable_order() {
     let mut rng = rng("radix::argsort");
