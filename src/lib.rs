@@ -43,6 +43,7 @@ pub use difference_by_key::FilterBuffers;
 pub use error::{Error, Side};
 pub use key::{Key, KeyType, Order};
 pub use merge::{Algorithm, MergeBuffers, MergeOptions, ValueBuffers};
+pub use merge_many::MergeManyBuffers;
 pub use ops::{ReduceOp, Scalar, ScanKind, SetOperation};
 pub use radix_sort::RadixStrategy;
 pub use scan::{ReduceBuffers, ScanBuffers, ScanOptions, ScanStrategy};

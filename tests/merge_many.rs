@@ -1,12 +1,12 @@
 //! Many-way merge against the CPU's stable sort of the runs end to end (the stable merge by run
 //! index): every key type and order, 1 to 65536 runs of unequal lengths, empty runs, and pairs
-//! whose values name their run and index.
+//! whose values name their run and index; the resident form over one buffer with run starts.
 
 mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{cpu, Error, Order};
+use wgmerge::{cpu, Error, MergeManyBuffers, Order, SortBuffers, SortValueBuffers};
 
 fn check<K: TestKey>(runs: &[Vec<K>], order: Order, context: &str) {
     let refs: Vec<&[K]> = runs.iter().map(Vec::as_slice).collect();
@@ -84,4 +84,77 @@ fn many_runs_and_empty_ones() {
         gpu().merge_many_pairs(&[(&[1u32, 2][..], &[1u32][..])]),
         Err(Error::LengthMismatch { .. })
     ));
+}
+
+/// The resident form: runs end to end in one buffer, values naming their run and index, both
+/// orders; bad run starts are refused.
+#[test]
+fn resident_runs_in_one_buffer() {
+    let mut rng = rng("merge_many::resident");
+    for order in [Order::Ascending, Order::Descending] {
+        let runs = runs::<u32>(&mut rng, 37, 3000, order);
+        let starts: Vec<usize> = runs
+            .iter()
+            .scan(0, |start, run| {
+                let this = *start;
+                *start += run.len();
+                Some(this)
+            })
+            .collect();
+        let keys: Vec<u32> = runs.iter().flatten().copied().collect();
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        let (want_keys, want_values) = cpu::sort_pairs_ordered(&keys, &values, order);
+        let buffer = |data: &[u32]| {
+            use wgpu::util::DeviceExt;
+            gpu()
+                .device()
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytemuck::cast_slice(data),
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                })
+        };
+        let garbage = vec![u32::MAX; keys.len()];
+        let (k, kt, v, vt) = (
+            buffer(&keys),
+            buffer(&garbage),
+            buffer(&values),
+            buffer(&garbage),
+        );
+        let buffers = MergeManyBuffers {
+            runs: SortBuffers {
+                keys: &k,
+                temp: &kt,
+                len: keys.len(),
+                values: Some(SortValueBuffers {
+                    values: &v,
+                    temp: &vt,
+                    value_size: 4,
+                }),
+            },
+            run_starts: &starts,
+        };
+        let scratch = gpu().create_scratch();
+        let mut encoder = gpu().device().create_command_encoder(&Default::default());
+        gpu()
+            .encode_merge_many::<u32>(&mut encoder, &scratch, &buffers, order)
+            .unwrap();
+        gpu().queue().submit([encoder.finish()]);
+        let context = format!("resident {order:?}");
+        assert_same(&read_buffer(&k, keys.len()), &want_keys, &context);
+        assert_same(&read_buffer(&v, keys.len()), &want_values, &context);
+
+        let mut bad = starts.clone();
+        bad.swap(3, 4);
+        bad[3] += 1;
+        let refused = MergeManyBuffers {
+            run_starts: &bad,
+            ..buffers
+        };
+        let mut encoder = gpu().device().create_command_encoder(&Default::default());
+        assert!(matches!(
+            gpu().encode_merge_many::<u32>(&mut encoder, &scratch, &refused, order),
+            Err(Error::InvalidOptions(_))
+        ));
+    }
 }
