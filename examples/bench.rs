@@ -24,9 +24,10 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use wgmerge::{
-    cpu, Algorithm, Gpu, MergeBuffers, MergeOptions, RadixStrategy, ReduceBuffers, ReduceOp,
-    ScanBuffers, ScanKind, ScanOptions, ScanStrategy, SetOperation, SortAlgorithm, SortBuffers,
-    SortOptions, SortValueBuffers, ValueBuffers,
+    cpu, Algorithm, Bound, DedupBuffers, DedupOptions, Gpu, MergeBuffers, MergeManyBuffers,
+    MergeOptions, Order, RadixStrategy, ReduceBuffers, ReduceOp, ScanBuffers, ScanKind,
+    ScanOptions, ScanStrategy, SearchBuffers, SearchOptions, SetBuffers, SetOperation, SetOptions,
+    SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers, ValueBuffers,
 };
 
 #[derive(Parser, Debug)]
@@ -127,8 +128,17 @@ enum Operation {
     /// Sort u32 keys with radix sort (the default), as CUB's DeviceRadixSort::SortKeys: the time
     /// of the sort without the copy of its unsorted input.
     Radix,
-    /// Each set operation on the two halves, end to end (upload, passes, readback).
+    /// Each set operation on the two halves: device time on resident buffers (Thrust's
+    /// set_union and set_intersection the anchors), and end to end.
     Set,
+    /// search_sorted of one half (as needles, sorted, then shuffled) in the other, device time:
+    /// compare with merge at the same size.
+    Search,
+    /// dedup of n sorted u32 keys, each about four times, device time: compare with the copy.
+    Dedup,
+    /// merge_many of 1024 sorted runs totalling n u32 keys, device time (resident, without the
+    /// copy of its input): CUB's radix sort of the same number of keys the anchor.
+    Many,
     /// Inclusive sum scan of u32, each strategy.
     Scan,
     /// Sum reduction of u32.
@@ -351,12 +361,27 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
             match operation {
                 Operation::Set => {
                     for set_operation in SetOperation::ALL {
-                        let label = format!("{} (end to end)", set_operation.name());
+                        let label = set_operation.name().to_string();
                         outcome.push(
                             bench_set(&gpu, set_operation, &a, &b, args).map_err(|e| (label, e)),
                         );
                     }
                 }
+                Operation::Search => {
+                    for sorted in [true, false] {
+                        let label = search_label(sorted);
+                        outcome.push(
+                            bench_search(&gpu, &a, &b, sorted, args).map_err(|e| (label.into(), e)),
+                        );
+                    }
+                }
+                Operation::Dedup => {
+                    outcome.push(bench_dedup(&gpu, n, args).map_err(|e| ("keep first".into(), e)))
+                }
+                Operation::Many => outcome.push(
+                    bench_merge_many(&gpu, n, MANY_RUNS, args)
+                        .map_err(|e| (merge_many_label(MANY_RUNS), e)),
+                ),
                 Operation::Sort => {
                     let merge = SortOptions {
                         algorithm: SortAlgorithm::Merge,
@@ -937,7 +962,27 @@ where
     Ok(row)
 }
 
-/// Each set operation on the two halves, end to end.
+/// A zeroed buffer of `words` u32 (at least one) that kernels write and tests read back.
+fn output_buffer(gpu: &Gpu, words: usize) -> wgpu::Buffer {
+    gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (words.max(1) * 4) as u64,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// The first word of `count`, then that many words of `out`.
+fn read_counted(gpu: &Gpu, out: &wgpu::Buffer, count: &wgpu::Buffer) -> Result<Vec<u32>, Failure> {
+    let len = timing::read_words(gpu, count, 1)?[0] as usize;
+    timing::read_words(gpu, out, len)
+}
+
+/// Each set operation on the two halves: device time on resident buffers (the count left on
+/// the GPU), checked against the CPU, and end to end. It must read both inputs and write what
+/// it keeps.
 fn bench_set(
     gpu: &Gpu,
     operation: SetOperation,
@@ -945,12 +990,181 @@ fn bench_set(
     b: &[u32],
     args: &Args,
 ) -> Result<Row, Failure> {
-    let (time, got) =
-        timing::median_wall_time(args.repeats.min(5), || gpu.set_operation(operation, a, b));
-    let label = format!("{} (end to end)", operation.name());
-    let mut row = Row::new("set", &label, None, a.len() + b.len(), time, 8.0);
-    row.end_to_end_ms = Some(time.as_secs_f64() * 1e3);
-    row.correct = Some(got? == cpu::set_operation(operation, a, b));
+    let n = a.len() + b.len();
+    let want = cpu::set_operation(operation, a, b);
+    let (a_buffer, b_buffer) = (
+        timing::storage_buffer(gpu, a),
+        timing::storage_buffer(gpu, b),
+    );
+    let (out, count) = (output_buffer(gpu, n), output_buffer(gpu, 1));
+    let buffers = SetBuffers {
+        a: &a_buffer,
+        a_len: a.len(),
+        b: &b_buffer,
+        b_len: b.len(),
+        out: &out,
+        count: &count,
+        values: None,
+    };
+    let scratch = gpu.create_scratch();
+    let options = SetOptions::default();
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        gpu.encode_set_operation::<u32>(encoder, &scratch, operation, &buffers, &options)
+    })?;
+    let resident_correct = read_counted(gpu, &out, &count)? == want;
+    drop((a_buffer, b_buffer, out, count));
+    let bytes = 4.0 * (n + want.len()) as f64 / n as f64;
+    let mut row = Row::new("set", operation.name(), None, n, time, bytes);
+    let (end_to_end, got) = timing::median_wall_time(args.end_to_end_repeats.clamp(1, 5), || {
+        gpu.set_operation(operation, a, b)
+    });
+    row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
+    row.correct = Some(resident_correct && got? == want);
+    Ok(row)
+}
+
+fn search_label(sorted: bool) -> &'static str {
+    if sorted {
+        "lower bound (sorted needles)"
+    } else {
+        "lower bound (shuffled needles)"
+    }
+}
+
+/// search_sorted of `needles` (sorted, or shuffled) in `haystack`, device time: it reads both
+/// and writes an index per needle.
+fn bench_search(
+    gpu: &Gpu,
+    haystack: &[u32],
+    needles: &[u32],
+    sorted: bool,
+    args: &Args,
+) -> Result<Row, Failure> {
+    use rand::seq::SliceRandom;
+    let mut needles = needles.to_vec();
+    if !sorted {
+        let seed = needles.len() as u64;
+        needles.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed));
+    }
+    let n = haystack.len() + needles.len();
+    let (h, k, out) = (
+        timing::storage_buffer(gpu, haystack),
+        timing::storage_buffer(gpu, &needles),
+        output_buffer(gpu, needles.len()),
+    );
+    let buffers = SearchBuffers {
+        haystack: &h,
+        haystack_len: haystack.len(),
+        needles: &k,
+        needles_len: needles.len(),
+        out: &out,
+    };
+    let scratch = gpu.create_scratch();
+    let options = SearchOptions {
+        bound: Bound::Lower,
+        order: Order::Ascending,
+    };
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        gpu.encode_search_sorted::<u32>(encoder, &scratch, &buffers, &options)
+    })?;
+    let got = timing::read_words(gpu, &out, needles.len())?;
+    let want: Vec<u32> = needles
+        .par_iter()
+        .map(|&x| haystack.partition_point(|&y| y < x) as u32)
+        .collect();
+    let bytes = 4.0 * (n + needles.len()) as f64 / n as f64;
+    let mut row = Row::new("search", search_label(sorted), None, n, time, bytes);
+    row.correct = Some(got == want);
+    Ok(row)
+}
+
+/// dedup of `n` sorted u32 keys drawn from n / 4 values (about 4 copies each, 25% kept), device
+/// time: it reads the keys and writes the kept ones.
+fn bench_dedup(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64 + 5);
+    let mut keys: Vec<u32> = (0..n)
+        .map(|_| rng.random_range(0..(n / 4).max(1) as u32))
+        .collect();
+    keys.par_sort_unstable();
+    let mut want = keys.clone();
+    want.dedup();
+    let (input, out, count) = (
+        timing::storage_buffer(gpu, &keys),
+        output_buffer(gpu, n),
+        output_buffer(gpu, 1),
+    );
+    let buffers = DedupBuffers {
+        keys: &input,
+        len: n,
+        out: &out,
+        count: &count,
+        values: None,
+    };
+    let scratch = gpu.create_scratch();
+    let options = DedupOptions::default();
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        gpu.encode_dedup::<u32>(encoder, &scratch, &buffers, &options)
+    })?;
+    let got = read_counted(gpu, &out, &count)?;
+    let bytes = 4.0 * (n + want.len()) as f64 / n as f64;
+    let mut row = Row::new("dedup", "keep first", None, n, time, bytes);
+    row.correct = Some(got == want);
+    Ok(row)
+}
+
+/// Runs of the many-way merge row.
+const MANY_RUNS: usize = 1024;
+
+fn merge_many_label(runs: usize) -> String {
+    format!("{runs} runs")
+}
+
+/// merge_many of `runs` sorted runs of uniform random u32 totalling `n` keys, resident, device
+/// time without the copy of its input (as the sorts): CUB's radix sort of n keys the anchor.
+fn bench_merge_many(gpu: &Gpu, n: usize, runs: usize, args: &Args) -> Result<Row, Failure> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64 + 7);
+    let mut keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let run_len = n.div_ceil(runs);
+    keys.par_chunks_mut(run_len)
+        .for_each(|run| run.sort_unstable());
+    let starts: Vec<usize> = (0..runs).map(|r| (r * run_len).min(n)).collect();
+    let buffer = |usage| {
+        use wgpu::util::DeviceExt;
+        gpu.device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: bytemuck::cast_slice(&keys),
+                usage: wgpu::BufferUsages::STORAGE | usage,
+            })
+    };
+    let (unmerged, merged, temp) = (
+        buffer(wgpu::BufferUsages::COPY_SRC),
+        buffer(wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC),
+        buffer(wgpu::BufferUsages::empty()),
+    );
+    let buffers = MergeManyBuffers {
+        runs: SortBuffers {
+            keys: &merged,
+            temp: &temp,
+            len: n,
+            values: None,
+        },
+        run_starts: &starts,
+    };
+    let scratch = gpu.create_scratch();
+    let copy = |encoder: &mut wgpu::CommandEncoder| {
+        encoder.copy_buffer_to_buffer(&unmerged, 0, &merged, 0, n as u64 * 4);
+    };
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        copy(encoder);
+        gpu.encode_merge_many::<u32>(encoder, &scratch, &buffers, Order::Ascending)
+    })?;
+    // Read before the copy is timed alone, which leaves the runs unmerged.
+    let got = timing::read_words(gpu, &merged, n)?;
+    let time = without_input_copy(gpu, args, time, copy)?;
+    keys.par_sort_unstable();
+    let mut row = Row::new("merge_many", &merge_many_label(runs), None, n, time, 8.0);
+    row.correct = Some(got == keys);
     Ok(row)
 }
 
@@ -1272,8 +1486,8 @@ fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
             "Thrust set_union (device)",
             None,
             8.0,
-            false,
-            "",
+            true,
+            "union",
         ),
         (
             "set",
@@ -1281,7 +1495,16 @@ fn add_anchors(rows: &mut Vec<Row>, anchors: &[Anchor], n: usize) {
             "Thrust set_intersection (device)",
             None,
             8.0,
-            false,
+            true,
+            "intersection",
+        ),
+        (
+            "merge_many",
+            "cub radix keys",
+            "CUB radix sort",
+            None,
+            8.0,
+            true,
             "",
         ),
     ];
