@@ -451,7 +451,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     let radix = SortOptions::default();
                     for variant in RadixVariant::ALL {
                         let row = match variant {
-                            RadixVariant::Pairs | RadixVariant::Low16 => {
+                            RadixVariant::Pairs | RadixVariant::Low16 | RadixVariant::Below16 => {
                                 bench_radix::<u32>(&gpu, n, variant, &radix, "radix sort", args)
                             }
                             RadixVariant::U64 => {
@@ -852,10 +852,17 @@ enum RadixVariant {
     U64,
     /// u32 keys on bits 0..16 (CUB SortKeys with end_bit 16).
     Low16,
+    /// u32 keys below 2^16 sorted on all 32 bits: the two high passes only copy (no anchor).
+    Below16,
 }
 
 impl RadixVariant {
-    const ALL: [RadixVariant; 3] = [RadixVariant::Pairs, RadixVariant::U64, RadixVariant::Low16];
+    const ALL: [RadixVariant; 4] = [
+        RadixVariant::Pairs,
+        RadixVariant::U64,
+        RadixVariant::Low16,
+        RadixVariant::Below16,
+    ];
 
     /// The row's operation: the name its CUB anchor is matched on.
     fn operation(self) -> &'static str {
@@ -863,6 +870,7 @@ impl RadixVariant {
             RadixVariant::Pairs => "sort_pairs",
             RadixVariant::U64 => "sort_u64",
             RadixVariant::Low16 => "sort_16bit",
+            RadixVariant::Below16 => "sort_below_2^16",
         }
     }
 }
@@ -882,7 +890,12 @@ where
     rand::distr::StandardUniform: rand::distr::Distribution<K>,
 {
     let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64 ^ 0x5eed);
-    let keys: Vec<K> = (0..n).map(|_| rng.random()).collect();
+    let mut keys: Vec<K> = (0..n).map(|_| rng.random()).collect();
+    if matches!(variant, RadixVariant::Below16) {
+        for key in &mut keys {
+            bytemuck::bytes_of_mut(key)[2..].fill(0);
+        }
+    }
     let values: Vec<u32> = (0..n as u32).collect();
     let buffer = |contents: &[u8], usage| {
         use wgpu::util::DeviceExt;

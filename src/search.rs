@@ -1,13 +1,18 @@
-//! Sorted search (`search_sorted.wgsl`): where each needle would go in a sorted haystack, one
-//! binary search per needle with the shared searches of `lib/search.wgsl`.
+//! Sorted search (`search_sorted.wgsl`): where each needle would go in a sorted haystack. Many
+//! needles go through the merge path: the shared partition (partition.rs) cuts the merge of
+//! needles and haystack into tiles, and each tile's merge places its needles, each answer
+//! checked and any that fails binary-searched, so needles in any order are answered right. Few
+//! needles take one binary search each (`lib/search.wgsl`). `tuning::search_by_tiles` chooses.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::device::{bind_elements, dispatch};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType, Order};
+use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
+use crate::tuning::{self, Shape};
 use crate::{Error, Gpu};
 
 /// `search_sorted` in search_sorted.wgsl.
@@ -18,8 +23,25 @@ pub(crate) static SEARCH_SORTED: Kernel = Kernel {
     value_bindings: &[],
 };
 
-/// `WORKGROUP_SIZE` in search_sorted.wgsl.
+/// `search_tiles` in search_sorted.wgsl.
+pub(crate) static SEARCH_TILES: Kernel = Kernel {
+    file: "search_sorted",
+    entry: "search_tiles",
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (7, READ)],
+    value_bindings: &[],
+};
+
+/// `search_sorted`'s workgroup size (`WORKGROUP_SIZE`'s default in search_sorted.wgsl).
 const WORKGROUP_SIZE: usize = 256;
+
+/// The scratch temporary of the tiles' cuts (set.rs numbers its own from 40, radix sort to 50).
+const CUTS: usize = 51;
+
+/// Bytes of workgroup memory of `search_tiles`: a tile of keys, its merge's slots and its
+/// needles' places.
+fn tiles_memory((workgroup, items): Shape, key: KeyType) -> u64 {
+    u64::from(workgroup) * u64::from(items) * (u64::from(key.size()) + 8)
+}
 
 /// Which end of a run of keys equal to the needle [`Gpu::search_sorted`] returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -67,15 +89,40 @@ struct SearchParams {
     needles_len: u32,
 }
 
-fn specialization(key: KeyType, options: &SearchOptions) -> Specialization {
+/// The specialization of `search_sorted`, or with `tiles` of `search_tiles` in that shape.
+fn specialization(key: KeyType, options: &SearchOptions, tiles: Option<Shape>) -> Specialization {
+    let upper = options.bound == Bound::Upper;
+    let mut constants = vec![
+        ("DESCENDING", u32::from(options.order == Order::Descending)),
+        ("UPPER", u32::from(upper)),
+    ];
+    if let Some((workgroup, items)) = tiles {
+        // Needles take ties first (as A) for the lower bound, the haystack for the upper.
+        constants.extend([
+            ("NEEDLES_A", u32::from(!upper)),
+            ("WORKGROUP_SIZE", workgroup),
+            ("ITEMS_PER_THREAD", items),
+        ]);
+    }
     Specialization {
         params: vec![("key", key.module())],
-        constants: vec![
-            ("DESCENDING", u32::from(options.order == Order::Descending)),
-            ("UPPER", u32::from(options.bound == Bound::Upper)),
-        ],
+        constants,
         with_values: false,
     }
+}
+
+/// A planned search: by tiles of the merge path, or one binary search per needle.
+struct SearchPlan {
+    specialization: Specialization,
+    tiles: Option<SearchTiles>,
+}
+
+/// Merge-path tiles of a search: their shape, their partition, and whether the needles are the
+/// merge's A (they are for the lower bound, taking ties first).
+struct SearchTiles {
+    shape: Shape,
+    partition: Partition,
+    needles_a: bool,
 }
 
 impl Gpu {
@@ -116,7 +163,7 @@ impl Gpu {
         options: &SearchOptions,
     ) -> Result<Vec<u32>, Error> {
         self.check_lost()?;
-        self.plan_search(K::TYPE, haystack.len(), needles.len())?;
+        self.plan_search(K::TYPE, haystack.len(), needles.len(), options)?;
         let mut found = ResultVec::<u32>::new(needles.len())?;
         if needles.is_empty() {
             return Ok(found.into_vec(0));
@@ -137,8 +184,8 @@ impl Gpu {
             output_room: n,
         };
         let mut work = SearchWork {
-            specialization: specialization(K::TYPE, options),
-            key_size: K::TYPE.size(),
+            key: K::TYPE,
+            options: options.clone(),
             scratch: self.create_scratch(),
         };
         let written =
@@ -157,34 +204,65 @@ impl Gpu {
     ) -> Result<(), Error> {
         self.check_lost()?;
         let (h, n) = (buffers.haystack_len, buffers.needles_len);
-        self.plan_search(K::TYPE, h, n)?;
+        let plan = self.plan_search(K::TYPE, h, n, options)?;
         let key_size = K::TYPE.size();
         self.check_arrays(&[
             ("haystack", buffers.haystack, h, key_size, false),
             ("needles", buffers.needles, n, key_size, false),
             ("out", buffers.out, n, 4, true),
         ])?;
-        let specialization = specialization(K::TYPE, options);
         self.checked(|| {
             self.record_search(
                 encoder,
                 scratch,
                 [buffers.haystack, buffers.needles, buffers.out],
                 (h, n, key_size),
-                &specialization,
+                &plan,
             )
         })?
     }
 
-    /// Checks a search's lengths against the device.
-    fn plan_search(&self, key: KeyType, haystack: usize, needles: usize) -> Result<(), Error> {
+    /// Checks a search's lengths against the device and chooses its kernel: tiles where
+    /// `tuning::search_by_tiles` says they pay and the device holds a tile.
+    fn plan_search(
+        &self,
+        key: KeyType,
+        haystack: usize,
+        needles: usize,
+        options: &SearchOptions,
+    ) -> Result<SearchPlan, Error> {
         let max = self.max_merge_len(key, 0);
         for (what, len) in [("search haystack", haystack), ("search needles", needles)] {
             if len > max {
                 return Err(Error::TooLarge { what, len, max });
             }
         }
-        Ok(())
+        let shape = tuning::search_shape(key.size());
+        let fits = || {
+            self.check_shape(shape).is_ok()
+                && self
+                    .check_workgroup_memory(tiles_memory(shape, key), "search")
+                    .is_ok()
+        };
+        let tiles = if tuning::search_by_tiles(haystack, needles) && fits() {
+            // Needles are A for the lower bound (ties first), B for the upper.
+            let lens = match options.bound {
+                Bound::Lower => (needles, haystack),
+                Bound::Upper => (haystack, needles),
+            };
+            let tile = shape.0 * shape.1;
+            Some(SearchTiles {
+                shape,
+                partition: Partition::plan(self, key, options.order, lens, tile, 0, false)?,
+                needles_a: options.bound == Bound::Lower,
+            })
+        } else {
+            None
+        };
+        Ok(SearchPlan {
+            specialization: specialization(key, options, tiles.as_ref().map(|t| t.shape)),
+            tiles,
+        })
     }
 
     fn record_search(
@@ -193,7 +271,7 @@ impl Gpu {
         scratch: &Scratch,
         [haystack, needles, out]: [&wgpu::Buffer; 3],
         (h, n, key_size): (usize, usize, u32),
-        specialization: &Specialization,
+        plan: &SearchPlan,
     ) -> Result<(), Error> {
         if n == 0 {
             return Ok(());
@@ -206,31 +284,45 @@ impl Gpu {
                 needles_len: n as u32,
             }),
         );
-        let bind_group = self.bind_group(
-            &SEARCH_SORTED,
-            false,
-            &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: bind_elements(haystack, 0, h, key_size, placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: bind_elements(needles, 0, n, key_size, placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: bind_elements(out, 0, n, 4, placeholder),
-                },
-            ],
-        );
-        let pipeline = self.pipeline(&SEARCH_SORTED, specialization)?;
-        let groups = self.dispatch_shape(n.div_ceil(WORKGROUP_SIZE) as u32)?;
-        dispatch(encoder, "search_sorted", &pipeline, &bind_group, groups);
+        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
+        let haystack = bind_elements(haystack, 0, h, key_size, placeholder);
+        let needles = bind_elements(needles, 0, n, key_size, placeholder);
+        let mut entries = vec![
+            entry(0, params.as_entire_binding()),
+            entry(3, bind_elements(out, 0, n, 4, placeholder)),
+        ];
+        let Some(tiles_plan) = &plan.tiles else {
+            entries.extend([entry(1, haystack), entry(2, needles)]);
+            let bind_group = self.bind_group(&SEARCH_SORTED, false, &entries);
+            let pipeline = self.pipeline(&SEARCH_SORTED, &plan.specialization)?;
+            let groups = self.dispatch_shape(n.div_ceil(WORKGROUP_SIZE) as u32)?;
+            dispatch(encoder, "search_sorted", &pipeline, &bind_group, groups);
+            return Ok(());
+        };
+        let (workgroup, items) = tiles_plan.shape;
+        let tiles = (h + n).div_ceil((workgroup * items) as usize);
+        let storage = wgpu::BufferUsages::STORAGE;
+        let cuts = scratch.temporary(&self.device, CUTS, (tiles as u64 + 2) * 4, storage);
+        let (a, b) = if tiles_plan.needles_a {
+            (needles, haystack)
+        } else {
+            (haystack, needles)
+        };
+        let partition = tiles_plan
+            .partition
+            .prepare(self, (a.clone(), b.clone()), &cuts, None)?;
+        entries.extend([entry(1, a), entry(2, b), entry(7, cuts.as_entire_binding())]);
+        let bind_group = self.bind_group(&SEARCH_TILES, false, &entries);
+        let pipeline = self.pipeline(&SEARCH_TILES, &plan.specialization)?;
+        let groups = self.dispatch_shape(tiles as u32)?;
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("search_tiles"),
+            timestamp_writes: None,
+        });
+        partition.record(&mut pass);
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
         Ok(())
     }
 }
@@ -238,8 +330,8 @@ impl Gpu {
 /// A slice-form search, in one piece: the slot's inputs are the haystack and the needles, its
 /// output the indices.
 struct SearchWork {
-    specialization: Specialization,
-    key_size: u32,
+    key: KeyType,
+    options: SearchOptions,
     scratch: Scratch,
 }
 
@@ -253,12 +345,13 @@ impl PieceWork for SearchWork {
         outputs: &[wgpu::Buffer],
     ) -> Result<Recorded, Error> {
         let (h, n) = (piece.inputs[0].len(), piece.inputs[1].len());
+        let plan = gpu.plan_search(self.key, h, n, &self.options)?;
         gpu.record_search(
             encoder,
             &self.scratch,
             [&inputs[0], &inputs[1], &outputs[0]],
-            (h, n, self.key_size),
-            &self.specialization,
+            (h, n, self.key.size()),
+            &plan,
         )?;
         Ok(Recorded::outputs(&[&outputs[0]]))
     }
@@ -271,10 +364,17 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     for key in KeyType::ALL {
         for order in [Order::Ascending, Order::Descending] {
             for bound in [Bound::Lower, Bound::Upper] {
+                let options = SearchOptions { bound, order };
                 out.push(crate::kernel_tests::Configuration {
                     kernel: &SEARCH_SORTED,
-                    specialization: specialization(key, &SearchOptions { bound, order }),
+                    specialization: specialization(key, &options, None),
                     workgroup_memory: 0,
+                });
+                let shape = tuning::search_shape(key.size());
+                out.push(crate::kernel_tests::Configuration {
+                    kernel: &SEARCH_TILES,
+                    specialization: specialization(key, &options, Some(shape)),
+                    workgroup_memory: tiles_memory(shape, key),
                 });
             }
         }

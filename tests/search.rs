@@ -29,6 +29,8 @@ fn every_shape<K: TestKey>() {
                 (300, 1000),
                 (10_000, 3_001),
                 (70_001, 512),
+                (1279, 1281),
+                (64, 2560),
             ] {
                 for shape in Shape::ALL {
                     // Haystack and needles drawn as one merge input's two sides, so needles fall
@@ -52,6 +54,36 @@ fn every_shape<K: TestKey>() {
 }
 
 every_key_type!(every_shape);
+
+/// Needles in two sorted runs, and in reverse: the merge-path tiles place the needles of some
+/// tiles right and must binary-search the rest, each needle answered once at least.
+#[test]
+fn needles_partly_sorted() {
+    let mut rng = rng("search::partly");
+    for bound in [Bound::Lower, Bound::Upper] {
+        let options = SearchOptions {
+            bound,
+            ..Default::default()
+        };
+        let (haystack, needles) =
+            Shape::HeavyDuplicates.keys::<u32>(&mut rng, 200_003, 100_000, Order::Ascending);
+        let (first, second) = needles.split_at(37_000);
+        let two_runs: Vec<u32> = second.iter().chain(first).copied().collect();
+        check(
+            &haystack,
+            &two_runs,
+            &options,
+            &format!("{bound:?} two runs"),
+        );
+        let reversed: Vec<u32> = needles.iter().rev().copied().collect();
+        check(
+            &haystack,
+            &reversed,
+            &options,
+            &format!("{bound:?} reversed"),
+        );
+    }
+}
 
 #[test]
 fn simple_cases_and_the_encoder_form() {
