@@ -14,11 +14,14 @@
 //                needle instead of a binary search each (run 78: 3.6x merge's time at 2^28).
 //
 // search_tiles checks each answer against the haystack (the keys at place - 1 and place) and
-// binary-searches any needle whose answer fails, so needles in no order, or runs of them, are
-// still answered right, only more slowly. Tile g answers needles [x_g, x_g+1), x_g the needles
-// before its first output by the partition: x_0 = 0 and the last is every needle, so each needle
-// lies in some tile's range even when unsorted needles make the ranges overlap. Every index is
-// bounded by the lengths whatever the input.
+// writes only answers that pass. A tile whose answers do not all pass, or whose needles are not
+// exactly those its cuts give it (needles out of order), sets `unsorted`; then search_fix, one
+// invocation per needle, binary-searches every needle whose written answer fails the same check.
+// So needles in any order are answered right, sorted ones in one pass (search_fix's workgroups
+// read the flag and stop), others at about a binary search each. A tile's needles are
+// [x_g, x_g+1), x_g the needles before its first output by the cuts: x_0 = 0 and the last is every
+// needle, so tiles that all find their needles where the cuts say cover every needle once. Every
+// index is bounded by the lengths whatever the input.
 
 #import lib/dispatch
 #import lib/merge_tile
@@ -37,6 +40,8 @@ struct SearchParams {
 @group(0) @binding(3) var<storage, read_write> found: array<u32>;
 // search_tiles: the partition's boundaries (cuts[g] = A's keys before output g * TILE).
 @group(0) @binding(7) var<storage, read> cuts: array<u32>;
+// Set by search_tiles when some needle is left for search_fix (zeroed before it).
+@group(0) @binding(8) var<storage, read_write> unsorted: atomic<u32>;
 
 override UPPER: bool = false;
 override NEEDLES_A: bool = true;
@@ -71,35 +76,52 @@ fn haystack_side() -> u32 {
     return select(SIDE_A, SIDE_B, NEEDLES_A);
 }
 
-// Whether `place` is the needle's answer: the haystack keys before it go before the needle
-// (before it for the lower bound, not after it for the upper) and the key at it does not.
-fn answers(needle: Key, place: u32) -> bool {
-    let side = haystack_side();
-    if place > params.haystack_len {
-        return false;
+// The tile's haystack keys: slots [h_slot, h_slot + h_len) hold haystack [h0, h0 + h_len); set by
+// search_tiles, empty for search_fix.
+var<private> h_slot: u32;
+var<private> h_len: u32;
+var<private> h0: u32;
+
+// Haystack key p, from the tile where it is there.
+fn haystack_key(p: u32) -> Key {
+    if p >= h0 && p - h0 < h_len {
+        return tile[h_slot + p - h0];
     }
-    if place > 0u {
-        let key = read_side(side, place - 1u);
-        if select(!key_before(key, needle), key_before(needle, key), UPPER) {
-            return false;
-        }
-    }
-    if place < params.haystack_len {
-        let key = read_side(side, place);
-        return select(!key_before(key, needle), key_before(needle, key), UPPER);
-    }
-    return true;
+    return read_side(haystack_side(), p);
 }
 
-// merge_tile's output: the tile slot of each output, in output order.
+// Whether `place` is the needle's answer, given the haystack keys at place - 1 and place (where
+// they exist): the keys before it go before the needle (before it for the lower bound, not after
+// it for the upper) and the key at it does not.
+fn is_answer(needle: Key, place: u32, before: Key, at: Key) -> bool {
+    let h = params.haystack_len;
+    let before_goes = select(key_before(before, needle), !key_before(needle, before), UPPER);
+    let at_stays = select(!key_before(at, needle), key_before(needle, at), UPPER);
+    let before_ok = place == 0u || before_goes;
+    let at_ok = place >= h || at_stays;
+    return place <= h && before_ok && at_ok;
+}
+
+// is_answer with the keys from the tile where they are there.
+fn answers_in_tile(needle: Key, place: u32) -> bool {
+    var before: Key;
+    var at: Key;
+    if place > 0u && place <= params.haystack_len {
+        before = haystack_key(place - 1u);
+    }
+    if place < params.haystack_len {
+        at = haystack_key(place);
+    }
+    return is_answer(needle, place, before, at);
+}
+
+// merge_tile's output: the tile slot of each output, in output order; then each of the tile's
+// needles' place in the merge less its index (unwritten slots hold stale numbers, which the
+// check rejects or which are right).
 var<workgroup> staged: array<u32, TILE>;
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     staged[k] = slot;
 }
-// Each of the tile's needles' place in the merge less its index (NO_PLACE if the merge gave it
-// none, as unsorted needles can).
-var<workgroup> places: array<u32, TILE>;
-const NO_PLACE: u32 = 0xffffffffu;
 
 // Needles before output k by the partition's cut there.
 fn needles_before(k: u32, cut: u32) -> u32 {
@@ -118,9 +140,6 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let a_len = select(params.haystack_len, params.needles_len, NEEDLES_A);
     let segment = segment_of(g * TILE, a_len, total - a_len, 0u);
     let range = tile_range(g, total, cuts[g], cuts[g + 1u], segment);
-    for (var x = lid; x < TILE; x += WORKGROUP_SIZE) {
-        places[x] = NO_PLACE;
-    }
     load_range(range, lid);
     stage_loaded(range, lid);
     let d0 = min(lid * ITEMS_PER_THREAD, range.count);
@@ -131,28 +150,62 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let n_slot = select(range.a_len, 0u, NEEDLES_A);
     let n_len = select(range.count - range.a_len, range.a_len, NEEDLES_A);
     let n0 = select(range.b0, range.a0, NEEDLES_A);
+    h_slot = select(0u, range.a_len, NEEDLES_A);
+    h_len = range.count - n_len;
+    h0 = select(range.a0, range.b0, NEEDLES_A);
+    var slots: array<u32, MAX_ITEMS>;
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        if d0 + r < d1 {
-            let slot = min(staged[d0 + r], range.count - 1u);
-            if slot >= n_slot && slot - n_slot < n_len {
-                places[slot - n_slot] = range.k0 + d0 + r - (n0 + slot - n_slot);
-            }
+        slots[r] = min(staged[min(d0 + r, TILE - 1u)], range.count - 1u);
+    }
+    workgroupBarrier();
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let slot = slots[r];
+        if d0 + r < d1 && slot >= n_slot && slot - n_slot < n_len {
+            staged[slot - n_slot] = range.k0 + d0 + r - (n0 + slot - n_slot);
         }
     }
     workgroupBarrier();
     let first = needles_before(g * TILE, cuts[g]);
     let end = needles_before(min((g + 1u) * TILE, total), cuts[g + 1u]);
-    for (var m = first + lid; m < end; m += WORKGROUP_SIZE) {
-        var answer = NO_PLACE;
-        if m >= n0 && m - n0 < n_len {
-            let place = places[m - n0];
-            if answers(tile[n_slot + m - n0], place) {
-                answer = place;
-            }
+    var left = lid == 0u && (first != n0 || end != n0 + n_len);
+    for (var x = lid; x < n_len; x += WORKGROUP_SIZE) {
+        let place = staged[x];
+        if answers_in_tile(tile[n_slot + x], place) {
+            found[n0 + x] = place;
+        } else {
+            left = true;
         }
-        if answer == NO_PLACE {
-            answer = search(haystack_side(), read_side(1u - haystack_side(), m));
+    }
+    if left {
+        atomicOr(&unsorted, 1u);
+    }
+}
+
+// After search_tiles, where it left needles: each needle whose answer fails the check is
+// binary-searched. A few workgroups stride over the needles, so that when every tile answered
+// (the flag clear) the pass costs a few thousand workgroups reading one word.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn search_fix(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+              @builtin(num_workgroups) num_workgroups: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    if atomicLoad(&unsorted) == 0u {
+        return;
+    }
+    let stride = num_workgroups.x * num_workgroups.y * WORKGROUP_SIZE;
+    for (var i = group_index(workgroup_id, num_workgroups) * WORKGROUP_SIZE + lid;
+         i < params.needles_len; i += stride) {
+        let needle = read_side(1u - haystack_side(), i);
+        let place = found[i];
+        var before: Key;
+        var at: Key;
+        if place > 0u && place <= params.haystack_len {
+            before = read_side(haystack_side(), place - 1u);
         }
-        found[m] = answer;
+        if place < params.haystack_len {
+            at = read_side(haystack_side(), place);
+        }
+        if !is_answer(needle, place, before, at) {
+            found[i] = search(haystack_side(), needle);
+        }
     }
 }

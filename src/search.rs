@@ -27,20 +27,37 @@ pub(crate) static SEARCH_SORTED: Kernel = Kernel {
 pub(crate) static SEARCH_TILES: Kernel = Kernel {
     file: "search_sorted",
     entry: "search_tiles",
-    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (7, READ)],
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (2, READ),
+        (3, WRITE),
+        (7, READ),
+        (8, WRITE),
+    ],
+    value_bindings: &[],
+};
+
+/// `search_fix` in search_sorted.wgsl: after `search_tiles`, the needles it left.
+pub(crate) static SEARCH_FIX: Kernel = Kernel {
+    file: "search_sorted",
+    entry: "search_fix",
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (8, WRITE)],
     value_bindings: &[],
 };
 
 /// `search_sorted`'s workgroup size (`WORKGROUP_SIZE`'s default in search_sorted.wgsl).
 const WORKGROUP_SIZE: usize = 256;
 
-/// The scratch temporary of the tiles' cuts (set.rs numbers its own from 40, radix sort to 50).
+/// The scratch temporaries of the tiles' cuts and of the flag of needles left to `search_fix`
+/// (set.rs numbers its own from 40, radix sort to 50).
 const CUTS: usize = 51;
+const UNSORTED: usize = 52;
 
-/// Bytes of workgroup memory of `search_tiles`: a tile of keys, its merge's slots and its
-/// needles' places.
+/// Bytes of workgroup memory of `search_tiles`: a tile of keys and a word per key (its merge's
+/// slots, then its needles' places).
 fn tiles_memory((workgroup, items): Shape, key: KeyType) -> u64 {
-    u64::from(workgroup) * u64::from(items) * (u64::from(key.size()) + 8)
+    u64::from(workgroup) * u64::from(items) * (u64::from(key.size()) + 4)
 }
 
 /// Which end of a run of keys equal to the needle [`Gpu::search_sorted`] returns.
@@ -237,27 +254,33 @@ impl Gpu {
                 return Err(Error::TooLarge { what, len, max });
             }
         }
-        let shape = tuning::search_shape(key.size());
-        let fits = || {
+        let limits = self.limits();
+        let shape = tuning::search_shape(
+            key.size(),
+            limits.max_compute_invocations_per_workgroup,
+            limits.max_compute_workgroup_storage_size,
+        )
+        .filter(|&shape| {
             self.check_shape(shape).is_ok()
                 && self
                     .check_workgroup_memory(tiles_memory(shape, key), "search")
                     .is_ok()
-        };
-        let tiles = if tuning::search_by_tiles(haystack, needles) && fits() {
-            // Needles are A for the lower bound (ties first), B for the upper.
-            let lens = match options.bound {
-                Bound::Lower => (needles, haystack),
-                Bound::Upper => (haystack, needles),
-            };
-            let tile = shape.0 * shape.1;
-            Some(SearchTiles {
-                shape,
-                partition: Partition::plan(self, key, options.order, lens, tile, 0, false)?,
-                needles_a: options.bound == Bound::Lower,
-            })
-        } else {
-            None
+        });
+        let tiles = match shape {
+            Some(shape) if tuning::search_by_tiles(haystack, needles) => {
+                // Needles are A for the lower bound (ties first), B for the upper.
+                let lens = match options.bound {
+                    Bound::Lower => (needles, haystack),
+                    Bound::Upper => (haystack, needles),
+                };
+                let tile = shape.0 * shape.1;
+                Some(SearchTiles {
+                    shape,
+                    partition: Partition::plan(self, key, options.order, lens, tile, 0, false)?,
+                    needles_a: options.bound == Bound::Lower,
+                })
+            }
+            _ => None,
         };
         Ok(SearchPlan {
             specialization: specialization(key, options, tiles.as_ref().map(|t| t.shape)),
@@ -303,6 +326,13 @@ impl Gpu {
         let tiles = (h + n).div_ceil((workgroup * items) as usize);
         let storage = wgpu::BufferUsages::STORAGE;
         let cuts = scratch.temporary(&self.device, CUTS, (tiles as u64 + 2) * 4, storage);
+        let unsorted = scratch.temporary(
+            &self.device,
+            UNSORTED,
+            4,
+            storage | wgpu::BufferUsages::COPY_DST,
+        );
+        encoder.clear_buffer(&unsorted, 0, None);
         let (a, b) = if tiles_plan.needles_a {
             (needles, haystack)
         } else {
@@ -311,18 +341,34 @@ impl Gpu {
         let partition = tiles_plan
             .partition
             .prepare(self, (a.clone(), b.clone()), &cuts, None)?;
-        entries.extend([entry(1, a), entry(2, b), entry(7, cuts.as_entire_binding())]);
-        let bind_group = self.bind_group(&SEARCH_TILES, false, &entries);
-        let pipeline = self.pipeline(&SEARCH_TILES, &plan.specialization)?;
-        let groups = self.dispatch_shape(tiles as u32)?;
+        entries.extend([
+            entry(1, a),
+            entry(2, b),
+            entry(8, unsorted.as_entire_binding()),
+        ]);
+        let fix_group = self.bind_group(&SEARCH_FIX, false, &entries);
+        entries.push(entry(7, cuts.as_entire_binding()));
+        let tiles_group = self.bind_group(&SEARCH_TILES, false, &entries);
+        let tiles_pipeline = self.pipeline(&SEARCH_TILES, &plan.specialization)?;
+        let fix_pipeline = self.pipeline(&SEARCH_FIX, &plan.specialization)?;
+        let tile_groups = self.dispatch_shape(tiles as u32)?;
+        let fix_groups = n
+            .div_ceil(workgroup as usize)
+            .min(tuning::SEARCH_FIX_WORKGROUPS);
+        let fix_groups = self.dispatch_shape(fix_groups as u32)?;
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("search_tiles"),
             timestamp_writes: None,
         });
         partition.record(&mut pass);
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(groups.0, groups.1, 1);
+        for (pipeline, group, groups) in [
+            (&tiles_pipeline, &tiles_group, tile_groups),
+            (&fix_pipeline, &fix_group, fix_groups),
+        ] {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, 1);
+        }
         Ok(())
     }
 }
@@ -370,12 +416,18 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     specialization: specialization(key, &options, None),
                     workgroup_memory: 0,
                 });
-                let shape = tuning::search_shape(key.size());
-                out.push(crate::kernel_tests::Configuration {
-                    kernel: &SEARCH_TILES,
-                    specialization: specialization(key, &options, Some(shape)),
-                    workgroup_memory: tiles_memory(shape, key),
-                });
+                for shape in [(256, 5), (256, 3)] {
+                    out.push(crate::kernel_tests::Configuration {
+                        kernel: &SEARCH_TILES,
+                        specialization: specialization(key, &options, Some(shape)),
+                        workgroup_memory: tiles_memory(shape, key),
+                    });
+                    out.push(crate::kernel_tests::Configuration {
+                        kernel: &SEARCH_FIX,
+                        specialization: specialization(key, &options, Some(shape)),
+                        workgroup_memory: 0,
+                    });
+                }
             }
         }
     }

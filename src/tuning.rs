@@ -134,15 +134,22 @@ pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
     (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
 }
 
-/// Sorted search's tile shape (`search_tiles`): 1280 keys for 4-byte keys, 768 for 8-byte, so
-/// that keys, slots and places fit WebGPU's default 16 KiB (15 and 12 KiB). Not yet tuned.
-pub(crate) fn search_shape(key_size: u32) -> Shape {
-    if key_size > 4 {
-        (256, 3)
-    } else {
-        (256, 5)
-    }
+/// Sorted search's tile shape (`search_tiles`) on a device with these limits (invocations per
+/// workgroup, bytes of workgroup memory), or None where no tile fits: 256 x 5 (10 KiB for u32
+/// keys), else 256 x 3. On the H100 merge path's 512 x 11 was slower (run 80: 2.32 ms at 2^28
+/// against run 79's 1.96 with 256 x 5).
+pub(crate) fn search_shape(key_size: u32, invocations: u32, memory: u32) -> Option<Shape> {
+    [(256, 5), (256, 3)]
+        .into_iter()
+        .find(|&(workgroup, items)| {
+            workgroup <= invocations
+                && u64::from(workgroup * items) * u64::from(key_size + 4) <= u64::from(memory)
+        })
 }
+
+/// Most workgroups of a search's `search_fix`, which stride over the needles: run 81's one
+/// workgroup per 256 needles cost sorted needles about 0.2 ms at 2^28 just to read the flag.
+pub(crate) const SEARCH_FIX_WORKGROUPS: usize = 4096;
 
 /// Whether a sorted search goes through merge-path tiles, which read the whole haystack once,
 /// rather than a binary search per needle, which reads about log2(haystack) keys each: from one
@@ -351,20 +358,20 @@ mod tests {
         assert!(!search_by_tiles(801, 100));
         assert!(!search_by_tiles(100, 0));
         assert!(search_by_tiles(0, 1));
-        assert_eq!(search_shape(4), (256, 5));
-        assert_eq!(search_shape(8), (256, 3));
+        // H100 (1024 invocations, 48 KiB) and WebGPU's defaults (256, 16 KiB).
+        assert_eq!(search_shape(4, 1024, 49152), Some((256, 5)));
+        assert_eq!(search_shape(4, 256, 16384), Some((256, 5)));
+        assert_eq!(search_shape(8, 256, 16384), Some((256, 5)));
+        assert_eq!(search_shape(8, 256, 12288), Some((256, 3)));
+        assert_eq!(search_shape(8, 256, 4096), None);
+        assert_eq!(search_shape(4, 128, 16384), None);
     }
 
     #[test]
     fn shapes_fit_webgpu_defaults() {
         let limits = wgpu::Limits::default();
         let memory = u64::from(limits.max_compute_workgroup_storage_size);
-        for (workgroup, items) in [
-            SET_SHAPE,
-            SCAN_SHAPE,
-            book_shape(true, KeyType::U64),
-            search_shape(8),
-        ] {
+        for (workgroup, items) in [SET_SHAPE, SCAN_SHAPE, book_shape(true, KeyType::U64)] {
             assert!(workgroup <= limits.max_compute_invocations_per_workgroup);
             assert!(items <= MAX_ITEMS_PER_THREAD);
         }
