@@ -147,8 +147,9 @@ pub(crate) fn search_shape(key_size: u32, invocations: u32, memory: u32) -> Opti
         })
 }
 
-/// Most workgroups of a search's `search_fix`, which stride over the needles: run 81's one
-/// workgroup per 256 needles cost sorted needles about 0.2 ms at 2^28 just to read the flag.
+/// Most workgroups of a search's `search_fix`, which stride over the needles: one workgroup per
+/// 256 needles cost sorted needles 0.6 ms at 2^28 just to read the flag (run 81: 2.15 ms, run 82
+/// with this cap: 1.54).
 pub(crate) const SEARCH_FIX_WORKGROUPS: usize = 4096;
 
 /// Whether a sorted search goes through merge-path tiles, which read the whole haystack once,
