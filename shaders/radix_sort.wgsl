@@ -11,8 +11,10 @@
 //    lib/radix_rank/masks.wgsl without subgroups, lib/radix_rank/subgroups.wgsl with them),
 //    sorts them by digit in workgroup memory, and writes them out in that order, so the keys of
 //    one digit leave as one run of consecutive places (about TILE / 256 keys). A digit's first
-//    place is its group's plus its `within`. A pass whose digit is the same for every key (the
-//    scanned counts say so) only copies (one_digit, copy_tile); the single sweep does the same.
+//    place is its group's plus its `within`. (This scatter does not test for a pass whose digit
+//    is the same for every key: reading the scanned counts before ranking cost every sort 5-9%,
+//    run 78, as each workgroup waited for them. The single sweep, which reads its counts anyway,
+//    copies such a pass: one_digit, copy_tile.)
 //
 // Groups of tiles keep the scanned histograms to 256 words a group: one word per (digit, tile),
 // written and read scattered and scanned, moved as many bytes as the keys (run 63). The scatter
@@ -217,8 +219,8 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
 }
 
 // Whether one digit holds every key of the pass (invocation d passes digit d's total): then the
-// stable scatter is the identity and the pass only copies its tiles (CUB's short circuit), so a
-// digit that no key varies in costs a copy, not a sort. The flag borrows wg_start[0], free until
+// stable scatter is the identity and the single sweep's pass only copies its tiles (CUB's short
+// circuit), so a digit that no key varies in costs a copy, not a sort. The flag borrows wg_start[0], free until
 // the rank (no workgroup memory of its own: 16 KiB devices keep their tile). Every invocation
 // calls it (it holds barriers).
 fn one_digit(total: u32, lid: u32) -> bool {
@@ -256,18 +258,8 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         return;
     }
     let group = tile / params.tiles_per_group;
-    let span = tile_span(tile);
-    // Digit lid's keys: from its first place to the next digit's.
-    let digit_first = offsets[lid * params.groups];
-    var digit_end = key_len();
-    if lid + 1u < RADIX {
-        digit_end = offsets[(lid + 1u) * params.groups];
-    }
-    if one_digit(digit_end - digit_first, lid) {
-        copy_tile(span, lid);
-        return;
-    }
     let first = offsets[lid * params.groups + group] + within[tile * RADIX + lid];
+    let span = tile_span(tile);
     rank_tile(span, lid);
     scatter_tile(span, lid, first);
 }

@@ -213,9 +213,10 @@ fn awkward_keys() {
     }
 }
 
-/// Passes whose digit is the same for every key only copy: keys whose second and fourth bytes
-/// are constant (copies between sorting passes, in both buffers' turns), all-equal keys, u64 keys
-/// whose high half is constant, with values and argsorts, on every path.
+/// Passes whose digit is the same for every key (the single sweep only copies them): keys whose
+/// second and fourth bytes are constant (such passes between sorting ones, in both buffers'
+/// turns), all-equal keys, u64 keys whose high half is constant, with values and argsorts, on
+/// every path.
 #[test]
 fn passes_of_one_digit_copy() {
     let mut rng = rng("radix::one_digit");
