@@ -140,12 +140,9 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let a_len = select(params.haystack_len, params.needles_len, NEEDLES_A);
     let segment = segment_of(g * TILE, a_len, total - a_len, 0u);
     let range = tile_range(g, total, cuts[g], cuts[g + 1u], segment);
-    load_range(range, lid);
-    stage_loaded(range, lid);
-    let d0 = min(lid * ITEMS_PER_THREAD, range.count);
-    let d1 = min(d0 + ITEMS_PER_THREAD, range.count);
-    merge_tile(d0, d1, range.a_len, range.count - range.a_len);
-    workgroupBarrier();
+    let outputs = merge_whole_tile(range, lid);
+    let d0 = outputs.x;
+    let d1 = outputs.y;
     // The tile's needles: slots [n_slot, n_slot + n_len) hold needles [n0, n0 + n_len).
     let n_slot = select(range.a_len, 0u, NEEDLES_A);
     let n_len = select(range.count - range.a_len, range.a_len, NEEDLES_A);

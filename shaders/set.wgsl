@@ -118,12 +118,9 @@ var<private> kept_slots: array<u32, MAX_ITEMS>;
 // slots in kept_slots). Every invocation calls it (it holds barriers).
 fn decide_tile(g: u32, total: u32, lid: u32) -> u32 {
     let range = set_tile(g, total);
-    load_range(range, lid);
-    stage_loaded(range, lid);
-    let d0 = min(lid * ITEMS_PER_THREAD, range.count);
-    let d1 = min(d0 + ITEMS_PER_THREAD, range.count);
-    merge_tile(d0, d1, range.a_len, range.count - range.a_len);
-    workgroupBarrier();
+    let outputs = merge_whole_tile(range, lid);
+    let d0 = outputs.x;
+    let d1 = outputs.y;
     var count = 0u;
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         if d0 + r < d1 {
