@@ -24,7 +24,6 @@
 #import lib/dispatch
 #import lib/merge_tile
 #import lib/search
-#import lanes
 #import values
 
 // Which operation the pipeline does.
@@ -135,18 +134,48 @@ fn decide_tile(g: u32, total: u32, lid: u32) -> u32 {
     return count;
 }
 
+// The tile's kept count (set_count), and the scan of each invocation's count (set_write): one
+// word per invocation, in local_invocation_index order, which is the outputs' order. Run 84: with
+// the crate's vec4 Blelloch scan (lib/workgroup_scan/plain) for both, and no decision at all,
+// the two passes took 7.5 ms at 2^28 where sorted search, one merge of the same tiles, takes 1.5.
+var<workgroup> wg_kept: atomic<u32>;
+var<workgroup> wg_sums: array<u32, WORKGROUP_SIZE>;
+
+// The sum of `count` over the invocations before lid, and over all (Hillis and Steele's scan).
+// Every invocation calls it (it holds barriers).
+fn exclusive_count(count: u32, lid: u32) -> vec2<u32> {
+    var sum = count;
+    wg_sums[lid] = sum;
+    workgroupBarrier();
+    for (var step = 1u; step < WORKGROUP_SIZE; step <<= 1u) {
+        var before = 0u;
+        if lid >= step {
+            before = wg_sums[lid - step];
+        }
+        workgroupBarrier();
+        sum += before;
+        wg_sums[lid] = sum;
+        workgroupBarrier();
+    }
+    return vec2(sum - count, wg_sums[WORKGROUP_SIZE - 1u]);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn set_count(@builtin(workgroup_id) workgroup_id: vec3<u32>,
              @builtin(num_workgroups) num_workgroups: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
-    lanes_begin(lid);
     let total = params.a_len + params.b_len;
     let g = group_index(workgroup_id, num_workgroups);
     if g * TILE >= total { return; }
-    let count = decide_tile(g, total, lid);
-    let tile_count = workgroup_reduce(count);
     if lid == 0u {
-        counts[g] = tile_count;
+        atomicStore(&wg_kept, 0u);
+    }
+    // decide_tile's barriers order the store before every add.
+    let count = decide_tile(g, total, lid);
+    atomicAdd(&wg_kept, count);
+    workgroupBarrier();
+    if lid == 0u {
+        counts[g] = atomicLoad(&wg_kept);
     }
 }
 
@@ -154,14 +183,13 @@ fn set_count(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 fn set_write(@builtin(workgroup_id) workgroup_id: vec3<u32>,
              @builtin(num_workgroups) num_workgroups: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
-    lanes_begin(lid);
     let total = params.a_len + params.b_len;
     let g = group_index(workgroup_id, num_workgroups);
     if g * TILE >= total { return; }
     let count = decide_tile(g, total, lid);
-    let scan = lanes_exclusive(vec4(count, 0u, 0u, 0u));
-    let rank = scan.exclusive.x;
-    let tile_kept = min(scan.total.x, TILE);
+    let scan = exclusive_count(count, lid);
+    let rank = scan.x;
+    let tile_kept = min(scan.y, TILE);
     // Everyone has read the merge's slots; the kept ones go to the front, in order.
     workgroupBarrier();
     for (var r = 0u; r < count; r++) {

@@ -98,7 +98,6 @@ fn specialization(
                 "values",
                 values_module(if with_values { value_size } else { 0 }),
             ),
-            ("lanes", "lib/workgroup_scan/plain"),
         ],
         constants: vec![
             ("WORKGROUP_SIZE", workgroup_size),
@@ -110,11 +109,16 @@ fn specialization(
     }
 }
 
-/// Bytes of workgroup memory of the set kernels: a tile of keys and its slots, and the
-/// workgroup scan's rows.
-fn workgroup_memory((workgroup, items): Shape, key: KeyType) -> u64 {
+/// Bytes of workgroup memory of `kernel`: a tile of keys and its slots, and set_count's kept
+/// count or set_write's word per invocation.
+fn workgroup_memory(kernel: &Kernel, (workgroup, items): Shape, key: KeyType) -> u64 {
     let tile = u64::from(workgroup) * u64::from(items);
-    tile * (u64::from(key.size()) + 4) + u64::from(workgroup) * 16
+    let sums = if std::ptr::eq(kernel, &SET_WRITE) {
+        u64::from(workgroup) * 4
+    } else {
+        4
+    };
+    tile * (u64::from(key.size()) + 4) + sums
 }
 
 impl Gpu {
@@ -307,7 +311,7 @@ impl Gpu {
         let shape = tuning::SET_SHAPE;
         self.check_shape(shape)?;
         self.check_workgroup_memory(
-            workgroup_memory(shape, key),
+            workgroup_memory(&SET_WRITE, shape, key),
             &format!("a set operation on {} keys", key.name()),
         )?;
         self.check_storage_buffers(&SET_WRITE, value_size > 0)?;
@@ -580,7 +584,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                             specialization: specialization(
                                 kernel, operation, key, order, value_size,
                             ),
-                            workgroup_memory: workgroup_memory(tuning::SET_SHAPE, key),
+                            workgroup_memory: workgroup_memory(kernel, tuning::SET_SHAPE, key),
                         });
                     }
                 }
