@@ -220,9 +220,9 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
 
 // Whether one digit holds every key of the pass (invocation d passes digit d's total): then the
 // stable scatter is the identity and the single sweep's pass only copies its tiles (CUB's short
-// circuit), so a digit that no key varies in costs a copy, not a sort. The flag borrows wg_start[0], free until
-// the rank (no workgroup memory of its own: 16 KiB devices keep their tile). Every invocation
-// calls it (it holds barriers).
+// circuit), so a digit that no key varies in costs a copy, not a sort. The flag borrows
+// wg_start[0], free until the rank (no workgroup memory of its own: 16 KiB devices keep their
+// tile). Every invocation calls it (it holds barriers).
 fn one_digit(total: u32, lid: u32) -> bool {
     if lid == 0u {
         wg_start[0] = 0u;
