@@ -1,24 +1,22 @@
 //! Dedup (`dedup.wgsl`): the first (or last) of each run of consecutive equal keys, and their
-//! values. `dedup_mark` flags the keys that stay and compaction (compact.rs) keeps them: one
-//! submission; the count comes back with the keys.
+//! values, selected in one pass (select.rs); the count comes back with the keys.
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Pod;
 
-use crate::compact::{KeptValueBuffers, WORKGROUP_SIZE};
-use crate::device::{bind_elements, dispatch};
 use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType};
 use crate::merge::{check_value_size, host_values};
-use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::pipeline::{Kernel, Specialization};
 use crate::scratch::Scratch;
+use crate::select::{self, KeptValueBuffers, Selection};
 use crate::{Error, Gpu};
 
-/// `dedup_mark` in dedup.wgsl.
-pub(crate) static DEDUP_MARK: Kernel = Kernel {
+/// `dedup` in dedup.wgsl.
+pub(crate) static DEDUP: Kernel = Kernel {
     file: "dedup",
-    entry: "dedup_mark",
-    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE)],
-    value_bindings: &[],
+    entry: "dedup",
+    bindings: select::BINDINGS,
+    value_bindings: select::VALUE_BINDINGS,
 };
 
 /// Which key of each run of equal keys [`Gpu::dedup_with`] keeps.
@@ -55,16 +53,10 @@ pub struct DedupBuffers<'a> {
     pub values: Option<KeptValueBuffers<'a>>,
 }
 
-/// `DedupParams` in dedup.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct DedupParams {
-    len: u32,
-}
-
-fn specialization(key: KeyType, keep: Keep) -> Specialization {
+/// Dedup's part of its kernel's specialization.
+fn specialization(keep: Keep) -> Specialization {
     Specialization {
-        params: vec![("key", key.module())],
+        params: Vec::new(),
         constants: vec![("KEEP_LAST", u32::from(keep == Keep::Last))],
         with_values: false,
     }
@@ -164,21 +156,22 @@ impl Gpu {
             arrays.push(("values out", values.out, len, value_size, true));
         }
         self.check_arrays(&arrays)?;
-        let values = buffers.values.map(|v| [v.values, v.out]);
-        let specialization = specialization(K::TYPE, options.keep);
+        let selection = Selection {
+            keys: (buffers.keys, len),
+            other: None,
+            out: buffers.out,
+            values: buffers.values.map(|v| [v.values, v.out]),
+            count: buffers.count,
+        };
+        let op = specialization(options.keep);
+        let config = self.select_config();
         self.checked(|| {
-            self.record_select(
+            self.record_selection(
                 encoder,
                 scratch,
-                &[(buffers.keys, len)],
-                buffers.out,
-                values,
-                buffers.count,
+                (&DEDUP, &op, config),
+                &selection,
                 (K::TYPE, value_size),
-                &mut |encoder, scratch, inputs, flags| {
-                    let which = (K::TYPE, &specialization);
-                    self.record_dedup_flags(encoder, scratch, inputs[0], flags, which)
-                },
             )
         })?
     }
@@ -193,46 +186,7 @@ impl Gpu {
                 max,
             });
         }
-        self.check_storage_buffers(&crate::compact::COMPACT, value_size > 0)?;
-        self.check_storage_buffers(&crate::scan::SCAN, false)
-    }
-
-    /// Records dedup's flags of `len` keys of `keys` into `flags`.
-    fn record_dedup_flags(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        scratch: &Scratch,
-        (keys, len): (&wgpu::Buffer, usize),
-        flags: &wgpu::Buffer,
-        (key, specialization): (KeyType, &Specialization),
-    ) -> Result<(), Error> {
-        let placeholder = scratch.placeholder();
-        let params = self.uniform(
-            "wgmerge dedup params",
-            bytemuck::bytes_of(&DedupParams { len: len as u32 }),
-        );
-        let mark = self.bind_group(
-            &DEDUP_MARK,
-            false,
-            &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: bind_elements(keys, 0, len, key.size(), placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: bind_elements(flags, 0, len, 4, placeholder),
-                },
-            ],
-        );
-        let pipeline = self.pipeline(&DEDUP_MARK, specialization)?;
-        let groups = self.dispatch_shape(len.div_ceil(WORKGROUP_SIZE) as u32)?;
-        dispatch(encoder, "dedup_mark", &pipeline, &mark, groups);
-        Ok(())
+        self.check_select(&DEDUP, value_size > 0)
     }
 
     /// Upload, dedup, read back what was kept, through the host driver, in one piece.
@@ -246,15 +200,8 @@ impl Gpu {
         self.check_lost()?;
         let value_size = values.map_or(0, |(_, size)| size);
         self.plan_dedup(K::TYPE, keys.len(), value_size)?;
-        let specialization = specialization(K::TYPE, options.keep);
-        let mark = &mut |encoder: &mut wgpu::CommandEncoder,
-                         scratch: &Scratch,
-                         inputs: &[(&wgpu::Buffer, usize)],
-                         flags: &wgpu::Buffer| {
-            let which = (K::TYPE, &specialization);
-            self.record_dedup_flags(encoder, scratch, inputs[0], flags, which)
-        };
-        self.select_host(keys, None, values, destinations, mark)
+        let op = specialization(options.keep);
+        self.select_host((&DEDUP, &op), keys, None, values, destinations)
             .await
     }
 }
@@ -262,15 +209,8 @@ impl Gpu {
 /// Every configuration of the dedup kernel, for the kernel tests.
 #[cfg(test)]
 pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
-    let mut out = Vec::new();
-    for key in KeyType::ALL {
-        for keep in [Keep::First, Keep::Last] {
-            out.push(crate::kernel_tests::Configuration {
-                kernel: &DEDUP_MARK,
-                specialization: specialization(key, keep),
-                workgroup_memory: 0,
-            });
-        }
-    }
-    out
+    select::configurations(
+        &DEDUP,
+        &[specialization(Keep::First), specialization(Keep::Last)],
+    )
 }

@@ -1,24 +1,30 @@
 //! The key filter (`difference_by_key.wgsl`): every element of A whose key occurs nowhere in
-//! the sorted B. `difference_by_key_mark` flags them with a binary search of B each, and
-//! compaction (compact.rs) keeps them: one submission; the count comes back with the keys.
+//! the sorted B, found by a binary search of B each and selected in one pass (select.rs); the
+//! count comes back with the keys.
 
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Pod;
 
-use crate::compact::{KeptValueBuffers, WORKGROUP_SIZE};
-use crate::device::{bind_elements, dispatch};
 use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType, Order};
 use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
+use crate::select::{self, KeptValueBuffers, Selection};
 use crate::{Error, Gpu};
 
-/// `difference_by_key_mark` in difference_by_key.wgsl.
-pub(crate) static DIFFERENCE_BY_KEY_MARK: Kernel = Kernel {
+/// `difference_by_key` in difference_by_key.wgsl: a selection's bindings and B at 6.
+pub(crate) static DIFFERENCE_BY_KEY: Kernel = Kernel {
     file: "difference_by_key",
-    entry: "difference_by_key_mark",
-    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE)],
-    value_bindings: &[],
+    entry: "difference_by_key",
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (2, WRITE),
+        (3, WRITE),
+        (6, READ),
+        (7, WRITE),
+    ],
+    value_bindings: select::VALUE_BINDINGS,
 };
 
 /// The caller's GPU buffers for [`Gpu::encode_difference_by_key`]: keys of the [`Key`] type the
@@ -43,17 +49,10 @@ pub struct FilterBuffers<'a> {
     pub values: Option<KeptValueBuffers<'a>>,
 }
 
-/// `FilterParams` in difference_by_key.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct FilterParams {
-    a_len: u32,
-    b_len: u32,
-}
-
-fn specialization(key: KeyType, order: Order) -> Specialization {
+/// The filter's part of its kernel's specialization.
+fn specialization(order: Order) -> Specialization {
     Specialization {
-        params: vec![("key", key.module())],
+        params: Vec::new(),
         constants: vec![("DESCENDING", u32::from(order == Order::Descending))],
         with_values: false,
     }
@@ -166,19 +165,22 @@ impl Gpu {
             arrays.push(("values out", values.out, m, value_size, true));
         }
         self.check_arrays(&arrays)?;
-        let values = buffers.values.map(|v| [v.values, v.out]);
+        let selection = Selection {
+            keys: (buffers.a, m),
+            other: Some((buffers.b, n)),
+            out: buffers.out,
+            values: buffers.values.map(|v| [v.values, v.out]),
+            count: buffers.count,
+        };
+        let op = specialization(order);
+        let config = self.select_config();
         self.checked(|| {
-            self.record_select(
+            self.record_selection(
                 encoder,
                 scratch,
-                &[(buffers.a, m), (buffers.b, n)],
-                buffers.out,
-                values,
-                buffers.count,
+                (&DIFFERENCE_BY_KEY, &op, config),
+                &selection,
                 (K::TYPE, value_size),
-                &mut |encoder, scratch, inputs, flags| {
-                    self.record_filter_flags(encoder, scratch, inputs, flags, (K::TYPE, order))
-                },
             )
         })?
     }
@@ -196,56 +198,7 @@ impl Gpu {
                 return Err(Error::TooLarge { what, len, max });
             }
         }
-        self.check_storage_buffers(&crate::compact::COMPACT, value_size > 0)?;
-        self.check_storage_buffers(&crate::scan::SCAN, false)
-    }
-
-    /// Records the filter's flags: 1 for each key of `inputs[0]` (A) found nowhere in
-    /// `inputs[1]` (B).
-    fn record_filter_flags(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        scratch: &Scratch,
-        inputs: &[(&wgpu::Buffer, usize)],
-        flags: &wgpu::Buffer,
-        (key, order): (KeyType, Order),
-    ) -> Result<(), Error> {
-        let [(a, m), (b, n)] = [inputs[0], inputs[1]];
-        let placeholder = scratch.placeholder();
-        let params = self.uniform(
-            "wgmerge filter params",
-            bytemuck::bytes_of(&FilterParams {
-                a_len: m as u32,
-                b_len: n as u32,
-            }),
-        );
-        let key_size = key.size();
-        let mark = self.bind_group(
-            &DIFFERENCE_BY_KEY_MARK,
-            false,
-            &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: bind_elements(a, 0, m, key_size, placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: bind_elements(b, 0, n, key_size, placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: bind_elements(flags, 0, m, 4, placeholder),
-                },
-            ],
-        );
-        let pipeline = self.pipeline(&DIFFERENCE_BY_KEY_MARK, &specialization(key, order))?;
-        let groups = self.dispatch_shape(m.div_ceil(WORKGROUP_SIZE) as u32)?;
-        dispatch(encoder, "difference_by_key_mark", &pipeline, &mark, groups);
-        Ok(())
+        self.check_select(&DIFFERENCE_BY_KEY, value_size > 0)
     }
 
     /// Upload, filter, read back what was kept, through the host driver, in one piece.
@@ -260,13 +213,9 @@ impl Gpu {
         self.check_lost()?;
         let value_size = values.map_or(0, |(_, size)| size);
         self.plan_filter(K::TYPE, (a.len(), b.len()), value_size)?;
-        let mark = &mut |encoder: &mut wgpu::CommandEncoder,
-                         scratch: &Scratch,
-                         inputs: &[(&wgpu::Buffer, usize)],
-                         flags: &wgpu::Buffer| {
-            self.record_filter_flags(encoder, scratch, inputs, flags, (K::TYPE, order))
-        };
-        self.select_host(a, Some(b), values, destinations, mark)
+        let op = specialization(order);
+        let kernel = (&DIFFERENCE_BY_KEY, &op);
+        self.select_host(kernel, a, Some(b), values, destinations)
             .await
     }
 }
@@ -274,15 +223,6 @@ impl Gpu {
 /// Every configuration of the filter's kernel, for the kernel tests.
 #[cfg(test)]
 pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
-    let mut out = Vec::new();
-    for key in KeyType::ALL {
-        for order in [Order::Ascending, Order::Descending] {
-            out.push(crate::kernel_tests::Configuration {
-                kernel: &DIFFERENCE_BY_KEY_MARK,
-                specialization: specialization(key, order),
-                workgroup_memory: 0,
-            });
-        }
-    }
-    out
+    let ops = [Order::Ascending, Order::Descending].map(specialization);
+    select::configurations(&DIFFERENCE_BY_KEY, &ops)
 }

@@ -24,7 +24,6 @@ fn configurations() -> Vec<Configuration> {
     all.extend(crate::sort::configurations());
     all.extend(crate::radix_sort::configurations());
     all.extend(crate::dedup::configurations());
-    all.extend(crate::compact::configurations());
     all.extend(crate::difference_by_key::configurations());
     all.extend(crate::search::configurations());
     all.extend(crate::set::configurations());

@@ -135,7 +135,7 @@ pub(crate) fn values_module(size: u32) -> &'static str {
 }
 
 /// The `move_values` module for values of `size` bytes (0 for none), and the override constants
-/// it needs: radix sort's scatter and compaction move values as whole 32-bit words.
+/// it needs: radix sort's scatter and selection move values as whole 32-bit words.
 pub(crate) fn move_values_module(size: u32) -> (&'static str, Vec<(&'static str, u32)>) {
     if size == 0 {
         ("lib/move_values/none", Vec::new())

@@ -15,10 +15,10 @@ mod shader;
 // Tuning policies, and the one host driver every slice form goes through.
 mod host;
 mod tuning;
-// Primitives: the merge-path partition, the sortedness check, scan and reduce, compaction.
-mod compact;
+// Primitives: the merge-path partition, the sortedness check, scan and reduce, selection.
 mod partition;
 mod scan;
+mod select;
 mod validate;
 // Operations.
 mod dedup;
@@ -36,7 +36,6 @@ pub mod cpu;
 #[cfg(test)]
 mod kernel_tests;
 
-pub use compact::KeptValueBuffers;
 pub use dedup::{DedupBuffers, DedupOptions, Keep};
 pub use device::Gpu;
 pub use difference_by_key::FilterBuffers;
@@ -49,6 +48,7 @@ pub use radix_sort::RadixStrategy;
 pub use scan::{ReduceBuffers, ScanBuffers, ScanOptions, ScanStrategy};
 pub use scratch::Scratch;
 pub use search::{Bound, SearchBuffers, SearchOptions};
+pub use select::KeptValueBuffers;
 pub use set::{SetBuffers, SetOptions};
 pub use sort::{SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers};
 /// The wgpu this crate is built on, so that applications use the same version.

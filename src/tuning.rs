@@ -160,6 +160,11 @@ pub(crate) fn search_by_tiles(haystack: usize, needles: usize) -> bool {
     needles > 0 && needles.saturating_mul(8) >= haystack
 }
 
+/// Selections' shape (dedup, the key filter): 256 invocations of 16 keys, a tile of 4096, as
+/// scan's tiles (lib/select.wgsl takes scan.wgsl's layout). The look-back's chain is one step
+/// per tile. Not yet tuned on a GPU.
+pub(crate) const SELECT_SHAPE: Shape = (256, 16);
+
 /// Set operations' shape: a tile of 1280 keys and their slots, 10 KiB (15 KiB for 64-bit keys)
 /// within WebGPU's default 16 KiB. Not yet tuned on a GPU (issue 21 measures it).
 pub(crate) const SET_SHAPE: Shape = (256, 5);

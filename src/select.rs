@@ -1,0 +1,456 @@
+//! Selection in one pass (`lib/select.wgsl`, CUB's `DeviceSelect::If`): an operation's entry file
+//! says which keys stay (`is_kept`), and each tile keeps its kept keys (and values) in input order
+//! at the place that decoupled look-back gives it, the number kept written by the last tile. The
+//! input is read once and only the kept keys are written. Dedup and the key filter select with it.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::device::{bind_elements, dispatch};
+use crate::host::{self, Call, Piece, PieceWork, Recorded};
+use crate::key::{move_values_module, Key, KeyType};
+use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::scratch::Scratch;
+use crate::{Error, Gpu};
+
+/// The bindings of every selection kernel; the key filter adds its B at 6.
+pub(crate) const BINDINGS: &[(u32, wgpu::BufferBindingType)] =
+    &[(0, UNIFORM), (1, READ), (2, WRITE), (3, WRITE), (7, WRITE)];
+/// The value bindings of every selection kernel (lib/move_values/words.wgsl).
+pub(crate) const VALUE_BINDINGS: &[(u32, wgpu::BufferBindingType)] = &[(4, READ), (5, WRITE)];
+/// The binding of a selection's second input.
+const OTHER: u32 = 6;
+
+/// `MODE` in lib/look_back.wgsl.
+const MODE_FALLBACK: u32 = 1;
+const MODE_LOOK_BACK: u32 = 2;
+/// Look-back rounds that find nothing new before a tile computes the nearest unpublished
+/// predecessor's count itself (as scan.rs's `SPINS`).
+const SPINS: u32 = 64;
+
+/// The scratch temporary holding the look-back state (scan.rs numbers its own from 0, set.rs
+/// from 40, radix_sort.rs from 42).
+const STATE: usize = 44;
+/// Where a selection of no keys binds its output, which must still be a buffer of its own.
+const SPARE: usize = 45;
+/// The slice forms' count.
+const COUNT: usize = 46;
+
+/// Values of [`DedupBuffers`](crate::DedupBuffers) and [`FilterBuffers`](crate::FilterBuffers):
+/// one per key, 4 or 8 bytes each; the kept keys' values go to `out`.
+#[derive(Clone, Copy, Debug)]
+pub struct KeptValueBuffers<'a> {
+    /// The values.
+    pub values: &'a wgpu::Buffer,
+    /// Receives the kept keys' values.
+    pub out: &'a wgpu::Buffer,
+    /// Bytes per value: 4 or 8.
+    pub value_size: u32,
+}
+
+/// `SelectParams` in lib/select.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct SelectParams {
+    len: u32,
+    tiles: u32,
+    count_at: u32,
+    other_len: u32,
+}
+
+/// How a selection runs on a device: whether its lanes scan with subgroups, its look-back
+/// mode and spins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SelectConfig {
+    subgroups: bool,
+    look_back: bool,
+    /// `SPINS` (a test sets 0, so that every look-back that is not done at once falls back).
+    spins: u32,
+}
+
+impl SelectConfig {
+    /// The kernel's specialization: the operation's own (`op`: its parameters and constants)
+    /// with the selection's.
+    pub(crate) fn specialization(
+        self,
+        op: &Specialization,
+        key: KeyType,
+        value_size: u32,
+    ) -> Specialization {
+        let (values, mut constants) = move_values_module(value_size);
+        let lanes = if self.subgroups {
+            "lib/workgroup_scan/subgroups"
+        } else {
+            "lib/workgroup_scan/plain"
+        };
+        let mode = if self.look_back {
+            MODE_LOOK_BACK
+        } else {
+            MODE_FALLBACK
+        };
+        constants.extend([
+            ("WORKGROUP_SIZE", crate::tuning::SELECT_SHAPE.0),
+            ("MODE", mode),
+            ("SPINS", self.spins),
+        ]);
+        constants.extend(op.constants.iter().copied());
+        let mut params = vec![
+            ("key", key.module()),
+            ("move_values", values),
+            ("lanes", lanes),
+        ];
+        params.extend(op.params.iter().copied());
+        Specialization {
+            params,
+            constants,
+            with_values: value_size > 0,
+        }
+    }
+
+    /// Workgroup memory of a selection kernel.
+    fn workgroup_memory(self) -> u64 {
+        let workgroup = u64::from(crate::tuning::SELECT_SHAPE.0);
+        let lanes = if self.subgroups {
+            // Lanes taken, three words per group base, and the total.
+            4 + workgroup * 12 + 4
+        } else {
+            workgroup * 16
+        };
+        // The tile, look-back index, prefix, whether done and spins; the look-back's window.
+        lanes + 20 + 2 * 32 * 4
+    }
+
+    /// Every configuration a device may build, for the kernel tests.
+    #[cfg(test)]
+    fn all() -> [SelectConfig; 4] {
+        let config = |subgroups, look_back| SelectConfig {
+            subgroups,
+            look_back,
+            spins: SPINS,
+        };
+        [
+            config(false, false),
+            config(false, true),
+            config(true, false),
+            config(true, true),
+        ]
+    }
+}
+
+/// A selection's buffers: the keys selected, any second input its kernel reads, where the kept
+/// keys (and values) go, and the word of `count` that receives their number.
+pub(crate) struct Selection<'a> {
+    pub(crate) keys: (&'a wgpu::Buffer, usize),
+    pub(crate) other: Option<(&'a wgpu::Buffer, usize)>,
+    pub(crate) out: &'a wgpu::Buffer,
+    pub(crate) values: Option<[&'a wgpu::Buffer; 2]>,
+    pub(crate) count: &'a wgpu::Buffer,
+}
+
+impl Gpu {
+    /// How selections run on this device: subgroups where the device has them and a workgroup
+    /// fills its subgroups, waiting look-back where the adapter gives forward progress and
+    /// decoupled fallback elsewhere (as scans choose by default).
+    pub(crate) fn select_config(&self) -> SelectConfig {
+        let workgroup = crate::tuning::SELECT_SHAPE.0;
+        SelectConfig {
+            subgroups: self.has_subgroups() && self.adapter_info().subgroup_max_size <= workgroup,
+            look_back: self.has_forward_progress(),
+            spins: SPINS,
+        }
+    }
+
+    /// Checks that the device can run selection `kernel`.
+    pub(crate) fn check_select(&self, kernel: &Kernel, with_values: bool) -> Result<(), Error> {
+        let config = self.select_config();
+        self.check_workgroup_memory(config.workgroup_memory(), kernel.entry)?;
+        self.check_storage_buffers(kernel, with_values)
+    }
+
+    /// Records selection `kernel` (specialised for the operation by `op`) over `buffers`.
+    pub(crate) fn record_selection(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        scratch: &Scratch,
+        (kernel, op, config): (&'static Kernel, &Specialization, SelectConfig),
+        buffers: &Selection<'_>,
+        (key, value_size): (KeyType, u32),
+    ) -> Result<(), Error> {
+        let (keys, len) = buffers.keys;
+        let tile = crate::tuning::SELECT_SHAPE.0 as usize * crate::tuning::SELECT_SHAPE.1 as usize;
+        let tiles = len.div_ceil(tile);
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let state_bytes = (4 * tiles as u64 + 1) * 4;
+        let state = scratch.temporary(&self.device, STATE, state_bytes, usage);
+        // Published values start unset and the tile counter at 0.
+        encoder.clear_buffer(&state, 0, Some(state_bytes));
+        let params = SelectParams {
+            len: len as u32,
+            tiles: tiles as u32,
+            count_at: 0,
+            other_len: buffers.other.map_or(0, |(_, n)| n as u32),
+        };
+        let params = self.uniform("wgmerge select params", bytemuck::bytes_of(&params));
+        let placeholder = scratch.placeholder();
+        let key_size = key.size();
+        // With no keys only the count is written: the output binding gets a spare buffer, and
+        // no values are bound.
+        let spare;
+        let out = if len == 0 {
+            spare = scratch.temporary(&self.device, SPARE, 16, wgpu::BufferUsages::STORAGE);
+            spare.as_entire_binding()
+        } else {
+            bind_elements(buffers.out, 0, len, key_size, placeholder)
+        };
+        let values = buffers.values.filter(|_| len > 0);
+        let value_size = if values.is_some() { value_size } else { 0 };
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: bind_elements(keys, 0, len, key_size, placeholder),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: out,
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: state.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 7,
+                resource: bind_elements(buffers.count, 0, 1, 4, placeholder),
+            },
+        ];
+        if let Some((other, n)) = buffers.other {
+            entries.push(wgpu::BindGroupEntry {
+                binding: OTHER,
+                resource: bind_elements(other, 0, n, key_size, placeholder),
+            });
+        }
+        if let Some(values) = values {
+            entries.extend([
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: bind_elements(values[0], 0, len, value_size, placeholder),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: bind_elements(values[1], 0, len, value_size, placeholder),
+                },
+            ]);
+        }
+        let bind_group = self.bind_group(kernel, values.is_some(), &entries);
+        let specialization = config.specialization(op, key, value_size);
+        let pipeline = self.pipeline(kernel, &specialization)?;
+        // At least one workgroup, which writes the count when there are no keys.
+        let groups = self.dispatch_shape(tiles.max(1) as u32)?;
+        dispatch(encoder, kernel.entry, &pipeline, &bind_group, groups);
+        Ok(())
+    }
+
+    /// A selection's slice form, through the host driver in one piece: `keys` (and `other`, a
+    /// second key input the kernel reads, and `values`) go up, the kept keys (and values) come
+    /// back, their number first, from the GPU.
+    pub(crate) async fn select_host<K: Key>(
+        &self,
+        (kernel, op): (&'static Kernel, &Specialization),
+        keys: &[K],
+        other: Option<&[K]>,
+        values: Option<(&[u8], u32)>,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        let len = keys.len();
+        if len == 0 {
+            return Ok(0);
+        }
+        let key_size = K::TYPE.size() as usize;
+        let mut call = Call {
+            inputs: vec![(bytemuck::cast_slice(keys), key_size)],
+            output_sizes: vec![key_size],
+            pieces: vec![Piece {
+                inputs: std::iter::once(0..len).collect(),
+                output: 0..len,
+            }],
+            input_room: vec![len],
+            output_room: len,
+        };
+        if let Some(other) = other {
+            call.inputs.push((bytemuck::cast_slice(other), key_size));
+            call.input_room.push(other.len());
+            call.pieces[0].inputs.push(0..other.len());
+        }
+        let value_size = values.map_or(0, |(_, size)| size);
+        if let Some((bytes, size)) = values {
+            call.inputs.push((bytes, size as usize));
+            call.input_room.push(len);
+            call.output_sizes.push(size as usize);
+            call.pieces[0].inputs.push(0..len);
+        }
+        let mut work = SelectWork {
+            kernel,
+            op,
+            key: K::TYPE,
+            value_size,
+            has_other: other.is_some(),
+            scratch: self.create_scratch(),
+        };
+        host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
+    }
+}
+
+/// A selection's slice form in one piece: the slot's inputs are the keys, any other key input,
+/// then the values; its outputs receive the kept keys and values.
+struct SelectWork<'a> {
+    kernel: &'static Kernel,
+    op: &'a Specialization,
+    key: KeyType,
+    value_size: u32,
+    has_other: bool,
+    scratch: Scratch,
+}
+
+impl PieceWork for SelectWork<'_> {
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        piece: &Piece,
+        inputs: &[wgpu::Buffer],
+        outputs: &[wgpu::Buffer],
+    ) -> Result<Recorded, Error> {
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let count = self.scratch.temporary(&gpu.device, COUNT, 4, usage);
+        let key_inputs = 1 + usize::from(self.has_other);
+        let buffers = Selection {
+            keys: (&inputs[0], piece.inputs[0].len()),
+            other: self.has_other.then(|| (&inputs[1], piece.inputs[1].len())),
+            out: &outputs[0],
+            values: (self.value_size > 0).then(|| [&inputs[key_inputs], &outputs[1]]),
+            count: &count,
+        };
+        let config = gpu.select_config();
+        gpu.record_selection(
+            encoder,
+            &self.scratch,
+            (self.kernel, self.op, config),
+            &buffers,
+            (self.key, self.value_size),
+        )?;
+        let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
+        recorded.count = Some((count, 0));
+        Ok(recorded)
+    }
+}
+
+/// Every configuration of selection `kernel` for the operation's specializations `ops`, for the
+/// kernel tests.
+#[cfg(test)]
+pub(crate) fn configurations(
+    kernel: &'static Kernel,
+    ops: &[Specialization],
+) -> Vec<crate::kernel_tests::Configuration> {
+    let mut out = Vec::new();
+    for op in ops {
+        for key in KeyType::ALL {
+            for value_size in [0, 4, 8] {
+                for config in SelectConfig::all() {
+                    out.push(crate::kernel_tests::Configuration {
+                        kernel,
+                        specialization: config.specialization(op, key, value_size),
+                        workgroup_memory: config.workgroup_memory(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wgpu::util::DeviceExt;
+
+    /// The decoupled fallback with no patience: every tile whose look-back does not end at once
+    /// counts its predecessors' kept keys from their input. Dedup, with values, must not change,
+    /// with and without subgroups.
+    #[test]
+    fn fallback_gives_the_same_selection() {
+        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let len = 300_007;
+        let keys: Vec<u32> = (0..len as u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 28) + i / 5)
+            .collect();
+        let index: Vec<u32> = (0..len as u32).collect();
+        let (want_keys, want_index) = crate::cpu::dedup_pairs(&keys, &index, false);
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let upload = |xs: &[u32]| {
+            gpu.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytemuck::cast_slice(xs),
+                    usage,
+                })
+        };
+        let (keys_in, values_in) = (upload(&keys), upload(&index));
+        let (keys_out, values_out, count) = (upload(&index), upload(&index), upload(&[7]));
+        let bytes = (2 * len as u64 + 1) * 4;
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let scratch = gpu.create_scratch();
+        for subgroups in [false, gpu.has_subgroups()] {
+            let config = SelectConfig {
+                subgroups,
+                look_back: false,
+                spins: 0,
+            };
+            let op = Specialization {
+                params: Vec::new(),
+                constants: vec![("KEEP_LAST", 0)],
+                with_values: false,
+            };
+            let selection = Selection {
+                keys: (&keys_in, len),
+                other: None,
+                out: &keys_out,
+                values: Some([&values_in, &values_out]),
+                count: &count,
+            };
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let kernel = (&crate::dedup::DEDUP, &op, config);
+            gpu.record_selection(
+                &mut encoder,
+                &scratch,
+                kernel,
+                &selection,
+                (KeyType::U32, 4),
+            )
+            .expect("recorded");
+            let words = len as u64 * 4;
+            encoder.copy_buffer_to_buffer(&keys_out, 0, &staging, 0, words);
+            encoder.copy_buffer_to_buffer(&values_out, 0, &staging, words, words);
+            encoder.copy_buffer_to_buffer(&count, 0, &staging, 2 * words, 4);
+            gpu.queue.submit([encoder.finish()]);
+            let got: Vec<u32> = gpu
+                .block_on(gpu.read_back(&staging, bytes, bytemuck::pod_collect_to_vec))
+                .expect("read back");
+            let kept = got[2 * len] as usize;
+            assert_eq!(kept, want_keys.len(), "subgroups {subgroups}: count");
+            assert!(got[..kept] == want_keys[..], "subgroups {subgroups}: keys");
+            assert!(
+                got[len..len + kept] == want_index[..],
+                "subgroups {subgroups}: values"
+            );
+        }
+    }
+}
