@@ -13,17 +13,18 @@
 // search when the neighbours differ (a run of equal keys is searched in global memory from its
 // end, galloping, so no tile boundary changes an answer and a run of r keys costs about log2(r)
 // nearby reads: run 78's whole-input binary searches made a union of 2^28 keys 25x slower than
-// Thrust's, 6% of random keys meeting an equal neighbour). Two passes use this:
-//   set_count  counts each tile's kept elements into `counts`;
-//   (the scan, scan.wgsl, turns the counts into each tile's end in the output, into `cuts`)
-//   set_write  writes each tile's kept elements from its start, compacted in workgroup memory and
-//              written coalesced.
+// Thrust's, 6% of random keys meeting an equal neighbour). One pass does the rest: each tile
+// counts its kept elements, learns how many were kept before it by decoupled look-back
+// (lib/look_back.wgsl; run 84 found a count pass, a scan and a write pass cost 7.5 ms at 2^28
+// with no decision at all), and writes them from there, compacted in workgroup memory and
+// written coalesced. The last tile writes the total after the look-back state.
 // Every index is bounded by the lengths whatever the input: unsorted input gives an unspecified
 // result, never an access out of bounds.
 
 #import lib/dispatch
 #import lib/merge_tile
 #import lib/search
+#import lib/look_back
 #import values
 
 // Which operation the pipeline does.
@@ -38,8 +39,7 @@ override ITEMS_PER_THREAD: u32 = 3u;
 struct SetParams {
     a_len: u32,
     b_len: u32,
-    // Where the tiles' ends start in `cuts` (after the boundaries, at a 256-byte offset).
-    ends_at: u32,
+    tiles: u32,
     _pad: u32,
 }
 
@@ -47,11 +47,10 @@ struct SetParams {
 @group(0) @binding(1) var<storage, read> a_keys: array<Key>;
 @group(0) @binding(2) var<storage, read> b_keys: array<Key>;
 @group(0) @binding(3) var<storage, read_write> out_keys: array<Key>;
-// The partition's boundaries (cuts[g] = elements of A before output g * TILE), then from ends_at
-// the scan's inclusive sums of the counts: tile g's kept elements end at cuts[ends_at + g].
+// The partition's boundaries: cuts[g] = elements of A before output g * TILE.
 @group(0) @binding(7) var<storage, read> cuts: array<u32>;
-// set_count: each tile's kept elements.
-@group(0) @binding(8) var<storage, read_write> counts: array<u32>;
+// lib/look_back.wgsl's state, then the number kept at word 1 + 4 * tiles.
+@group(0) @binding(8) var<storage, read_write> state: array<atomic<u32>>;
 
 fn read_side(side: u32, i: u32) -> Key {
     if side == SIDE_A { return a_keys[i]; }
@@ -134,11 +133,9 @@ fn decide_tile(g: u32, total: u32, lid: u32) -> u32 {
     return count;
 }
 
-// The tile's kept count (set_count), and the scan of each invocation's count (set_write): one
-// word per invocation, in local_invocation_index order, which is the outputs' order. Run 84: with
-// the crate's vec4 Blelloch scan (lib/workgroup_scan/plain) for both, and no decision at all,
-// the two passes took 7.5 ms at 2^28 where sorted search, one merge of the same tiles, takes 1.5.
-var<workgroup> wg_kept: atomic<u32>;
+// The scan of each invocation's count: one word per invocation, in local_invocation_index
+// order, which is the outputs' order. Run 84: with the crate's vec4 Blelloch scan
+// (lib/workgroup_scan/plain) this cost more than the merge.
 var<workgroup> wg_sums: array<u32, WORKGROUP_SIZE>;
 
 // The sum of `count` over the invocations before lid, and over all (Hillis and Steele's scan).
@@ -157,39 +154,45 @@ fn exclusive_count(count: u32, lid: u32) -> vec2<u32> {
         wg_sums[lid] = sum;
         workgroupBarrier();
     }
-    return vec2(sum - count, wg_sums[WORKGROUP_SIZE - 1u]);
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn set_count(@builtin(workgroup_id) workgroup_id: vec3<u32>,
-             @builtin(num_workgroups) num_workgroups: vec3<u32>,
-             @builtin(local_invocation_index) lid: u32) {
-    let total = params.a_len + params.b_len;
-    let g = group_index(workgroup_id, num_workgroups);
-    if g * TILE >= total { return; }
-    if lid == 0u {
-        atomicStore(&wg_kept, 0u);
-    }
-    // decide_tile's barriers order the store before every add.
-    let count = decide_tile(g, total, lid);
-    atomicAdd(&wg_kept, count);
+    let all = wg_sums[WORKGROUP_SIZE - 1u];
+    // Everyone has read the sums before they are written again.
     workgroupBarrier();
-    if lid == 0u {
-        counts[g] = atomicLoad(&wg_kept);
-    }
+    return vec2(sum - count, all);
+}
+
+// lib/look_back.wgsl's hooks. The fallback decides another tile in this workgroup's memory,
+// so a tile that fell back decides its own again.
+var<private> local_index: u32;
+fn look_back_fallback(g: u32) -> u32 {
+    let total = params.a_len + params.b_len;
+    return min(exclusive_count(decide_tile(g, total, local_index), local_index).y, TILE);
+}
+fn look_back_origin() -> u32 {
+    return 0u;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn set_write(@builtin(workgroup_id) workgroup_id: vec3<u32>,
-             @builtin(num_workgroups) num_workgroups: vec3<u32>,
-             @builtin(local_invocation_index) lid: u32) {
+fn set_tiles(@builtin(local_invocation_index) lid: u32) {
+    local_index = lid;
     let total = params.a_len + params.b_len;
-    let g = group_index(workgroup_id, num_workgroups);
-    if g * TILE >= total { return; }
-    let count = decide_tile(g, total, lid);
+    let g = take_tile(lid);
+    if g >= params.tiles { return; }
+    var count = decide_tile(g, total, lid);
     let scan = exclusive_count(count, lid);
     let rank = scan.x;
     let tile_kept = min(scan.y, TILE);
+    var start = 0u;
+    if g == 0u {
+        publish_first(tile_kept, lid);
+    } else {
+        start = look_back(g, tile_kept, lid);
+        if workgroupUniformLoad(&wg_fell_back) != 0u {
+            count = decide_tile(g, total, lid);
+        }
+    }
+    if g + 1u == params.tiles && lid == 0u {
+        atomicStore(&state[1u + 4u * params.tiles], start + tile_kept);
+    }
     // Everyone has read the merge's slots; the kept ones go to the front, in order.
     workgroupBarrier();
     for (var r = 0u; r < count; r++) {
@@ -197,10 +200,6 @@ fn set_write(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     }
     workgroupBarrier();
     let range = set_tile(g, total);
-    var start = 0u;
-    if g > 0u {
-        start = cuts[params.ends_at + g - 1u];
-    }
     for (var x = lid; x < tile_kept; x += WORKGROUP_SIZE) {
         let slot = min(staged[x], range.count - 1u);
         let from_a = slot < range.a_len;

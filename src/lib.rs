@@ -16,6 +16,7 @@ mod shader;
 mod host;
 mod tuning;
 // Primitives: the merge-path partition, the sortedness check, scan and reduce, selection.
+mod look_back;
 mod partition;
 mod scan;
 mod select;

@@ -13,6 +13,7 @@ use bytemuck::Pod;
 
 use crate::device::dispatch;
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
+use crate::look_back::{self, MODE_FALLBACK, MODE_LOOK_BACK, SPINS};
 use crate::ops::{ReduceOp, Scalar, ScanKind};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
@@ -104,16 +105,11 @@ pub(crate) static REDUCE_PARTIALS: Kernel = Kernel {
 
 /// `MODE` in scan.wgsl.
 const MODE_PREFIXES: u32 = 0;
-const MODE_FALLBACK: u32 = 1;
-const MODE_LOOK_BACK: u32 = 2;
 /// `NO_CARRY` in scan.wgsl: nothing before this piece.
 const NO_CARRY: u32 = u32::MAX;
 /// `PREFIXES` in scan.wgsl: where tile prefixes start in `aux`, in words (256 bytes: a binding
 /// offset every device allows).
 const PREFIXES: u64 = 64;
-/// Look-back rounds that find nothing new before the single pass computes the nearest
-/// unpublished predecessor's reduction itself.
-const SPINS: u32 = 64;
 
 /// `ScanParams` / `ReduceParams` in scan.wgsl and reduce.wgsl.
 #[repr(C)]
@@ -183,8 +179,7 @@ impl Operator {
         } else {
             workgroup * 16
         };
-        // The tile, look-back index, prefix, whether done and spins; the look-back's window.
-        lanes + if scan { 20 + 2 * 32 * 4 } else { 0 }
+        lanes + if scan { look_back::WORKGROUP_MEMORY } else { 0 }
     }
 }
 
@@ -343,7 +338,7 @@ impl Gpu {
         };
         if mode != MODE_PREFIXES {
             // Published values start unset and the tile counter at 0.
-            encoder.clear_buffer(&state, 0, Some((4 * tiles as u64 + 1) * 4));
+            encoder.clear_buffer(&state, 0, Some(look_back::state_words(tiles) * 4));
         }
         let params = ScanParams {
             len: len as u32,

@@ -8,6 +8,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::device::{bind_elements, dispatch};
 use crate::host::{self, Call, Piece, PieceWork, Recorded};
 use crate::key::{move_values_module, Key, KeyType};
+use crate::look_back::{self, LookBack};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::{Error, Gpu};
@@ -19,13 +20,6 @@ pub(crate) const BINDINGS: &[(u32, wgpu::BufferBindingType)] =
 pub(crate) const VALUE_BINDINGS: &[(u32, wgpu::BufferBindingType)] = &[(4, READ), (5, WRITE)];
 /// The binding of a selection's second input.
 const OTHER: u32 = 6;
-
-/// `MODE` in lib/look_back.wgsl.
-const MODE_FALLBACK: u32 = 1;
-const MODE_LOOK_BACK: u32 = 2;
-/// Look-back rounds that find nothing new before a tile computes the nearest unpublished
-/// predecessor's count itself (as scan.rs's `SPINS`).
-const SPINS: u32 = 64;
 
 /// The scratch temporary holding the look-back state (scan.rs numbers its own from 0, set.rs
 /// from 40, radix_sort.rs from 42).
@@ -57,14 +51,11 @@ struct SelectParams {
     other_len: u32,
 }
 
-/// How a selection runs on a device: whether its lanes scan with subgroups, its look-back
-/// mode and spins.
+/// How a selection runs on a device: whether its lanes scan with subgroups, and its look-back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SelectConfig {
     subgroups: bool,
-    look_back: bool,
-    /// `SPINS` (a test sets 0, so that every look-back that is not done at once falls back).
-    spins: u32,
+    look_back: LookBack,
 }
 
 impl SelectConfig {
@@ -82,16 +73,8 @@ impl SelectConfig {
         } else {
             "lib/workgroup_scan/plain"
         };
-        let mode = if self.look_back {
-            MODE_LOOK_BACK
-        } else {
-            MODE_FALLBACK
-        };
-        constants.extend([
-            ("WORKGROUP_SIZE", crate::tuning::SELECT_SHAPE.0),
-            ("MODE", mode),
-            ("SPINS", self.spins),
-        ]);
+        constants.push(("WORKGROUP_SIZE", crate::tuning::SELECT_SHAPE.0));
+        constants.extend(self.look_back.constants());
         constants.extend(op.constants.iter().copied());
         let mut params = vec![
             ("key", key.module()),
@@ -115,17 +98,18 @@ impl SelectConfig {
         } else {
             workgroup * 16
         };
-        // The tile, look-back index, prefix, whether done and spins; the look-back's window.
-        lanes + 20 + 2 * 32 * 4
+        lanes + look_back::WORKGROUP_MEMORY
     }
 
     /// Every configuration a device may build, for the kernel tests.
     #[cfg(test)]
     fn all() -> [SelectConfig; 4] {
-        let config = |subgroups, look_back| SelectConfig {
+        let config = |subgroups, wait| SelectConfig {
             subgroups,
-            look_back,
-            spins: SPINS,
+            look_back: LookBack {
+                wait,
+                spins: look_back::SPINS,
+            },
         };
         [
             config(false, false),
@@ -154,8 +138,7 @@ impl Gpu {
         let workgroup = crate::tuning::SELECT_SHAPE.0;
         SelectConfig {
             subgroups: self.has_subgroups() && self.adapter_info().subgroup_max_size <= workgroup,
-            look_back: self.has_forward_progress(),
-            spins: SPINS,
+            look_back: self.default_look_back(),
         }
     }
 
@@ -179,7 +162,7 @@ impl Gpu {
         let tile = crate::tuning::SELECT_SHAPE.0 as usize * crate::tuning::SELECT_SHAPE.1 as usize;
         let tiles = len.div_ceil(tile);
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-        let state_bytes = (4 * tiles as u64 + 1) * 4;
+        let state_bytes = look_back::state_words(tiles) * 4;
         let state = scratch.temporary(&self.device, STATE, state_bytes, usage);
         // Published values start unset and the tile counter at 0.
         encoder.clear_buffer(&state, 0, Some(state_bytes));
@@ -411,8 +394,10 @@ mod tests {
         for subgroups in [false, gpu.has_subgroups()] {
             let config = SelectConfig {
                 subgroups,
-                look_back: false,
-                spins: 0,
+                look_back: LookBack {
+                    wait: false,
+                    spins: 0,
+                },
             };
             let op = Specialization {
                 params: Vec::new(),

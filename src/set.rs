@@ -1,20 +1,20 @@
 //! Set operations on two sorted inputs, on the GPU: union, intersection, difference and
 //! symmetric difference, as multisets, with the C++ library's `std::set_*` rule for repeated
-//! keys. The work is cut like a merge, by the partition pass (partition.rs); `set.wgsl` merges
-//! each tile and decides its elements, the public scan (scan.rs) turns the tiles' counts into
-//! their places in the output, and a second pass writes the kept elements there. One
-//! submission; the count comes back with the output.
+//! keys. The work is cut like a merge, by the partition pass (partition.rs); then one pass of
+//! `set.wgsl` merges each tile, decides its elements, finds the tile's place in the output by
+//! decoupled look-back (look_back.rs) and writes the kept elements there. One submission; the
+//! count comes back with the output.
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::device::bind_elements;
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{values_module, Key, KeyType, Order};
+use crate::look_back::{self, LookBack};
 use crate::merge::{check_value_size, HostValues, ValueBuffers, VALUE_BINDINGS};
-use crate::ops::{ReduceOp, ScanKind, SetOperation};
+use crate::ops::SetOperation;
 use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
-use crate::scan::ScanOptions;
 use crate::scratch::Scratch;
 use crate::tuning::{self, Shape};
 use crate::validate::{result_words, unsorted};
@@ -53,18 +53,18 @@ pub struct SetBuffers<'a> {
     pub values: Option<ValueBuffers<'a>>,
 }
 
-/// `set_count` in set.wgsl.
-pub(crate) static SET_COUNT: Kernel = Kernel {
+/// `set_tiles` in set.wgsl.
+pub(crate) static SET_TILES: Kernel = Kernel {
     file: "set",
-    entry: "set_count",
-    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (7, READ), (8, WRITE)],
-    value_bindings: &[],
-};
-/// `set_write` in set.wgsl.
-pub(crate) static SET_WRITE: Kernel = Kernel {
-    file: "set",
-    entry: "set_write",
-    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (7, READ)],
+    entry: "set_tiles",
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (2, READ),
+        (3, WRITE),
+        (7, READ),
+        (8, WRITE),
+    ],
     value_bindings: VALUE_BINDINGS,
 };
 
@@ -74,51 +74,51 @@ pub(crate) static SET_WRITE: Kernel = Kernel {
 struct SetParams {
     a_len: u32,
     b_len: u32,
-    ends_at: u32,
+    tiles: u32,
     _pad: u32,
 }
 
 /// The scratch temporaries a set operation uses (scan.rs numbers its own from 0).
 const CUTS: usize = 40;
-const COUNTS: usize = 41;
+const STATE: usize = 41;
 
-fn specialization(
-    kernel: &Kernel,
+/// What a set operation's kernel is specialised for.
+#[derive(Clone, Copy, Debug)]
+struct SetKernel {
     operation: SetOperation,
     key: KeyType,
     order: Order,
     value_size: u32,
-) -> Specialization {
-    let (workgroup_size, items) = tuning::SET_SHAPE;
-    let with_values = value_size > 0 && std::ptr::eq(kernel, &SET_WRITE);
-    Specialization {
-        params: vec![
-            ("key", key.module()),
-            (
-                "values",
-                values_module(if with_values { value_size } else { 0 }),
-            ),
-        ],
-        constants: vec![
+    shape: Shape,
+    look_back: LookBack,
+}
+
+impl SetKernel {
+    fn specialization(self) -> Specialization {
+        let (workgroup_size, items) = self.shape;
+        let mut constants = vec![
             ("WORKGROUP_SIZE", workgroup_size),
             ("ITEMS_PER_THREAD", items),
-            ("DESCENDING", u32::from(order == Order::Descending)),
-            ("SET_OPERATION", u32::from(operation.index())),
-        ],
-        with_values,
+            ("DESCENDING", u32::from(self.order == Order::Descending)),
+            ("SET_OPERATION", u32::from(self.operation.index())),
+        ];
+        constants.extend(self.look_back.constants());
+        Specialization {
+            params: vec![
+                ("key", self.key.module()),
+                ("values", values_module(self.value_size)),
+            ],
+            constants,
+            with_values: self.value_size > 0,
+        }
     }
 }
 
-/// Bytes of workgroup memory of `kernel`: a tile of keys and its slots, and set_count's kept
-/// count or set_write's word per invocation.
-fn workgroup_memory(kernel: &Kernel, (workgroup, items): Shape, key: KeyType) -> u64 {
+/// Bytes of workgroup memory of `set_tiles`: a tile of keys and its slots, a word per
+/// invocation for the scan of their counts, and the look-back's.
+fn workgroup_memory((workgroup, items): Shape, key: KeyType) -> u64 {
     let tile = u64::from(workgroup) * u64::from(items);
-    let sums = if std::ptr::eq(kernel, &SET_WRITE) {
-        u64::from(workgroup) * 4
-    } else {
-        4
-    };
-    tile * (u64::from(key.size()) + 4) + sums
+    tile * (u64::from(key.size()) + 4) + u64::from(workgroup) * 4 + look_back::WORKGROUP_MEMORY
 }
 
 impl Gpu {
@@ -308,21 +308,33 @@ impl Gpu {
                 max,
             });
         }
-        let shape = tuning::SET_SHAPE;
+        let limits = self.device.limits();
+        let memory = u64::from(limits.max_compute_workgroup_storage_size);
+        let invocations = limits.max_compute_invocations_per_workgroup;
+        let shape = tuning::set_shape(|shape| {
+            shape.0 <= invocations && workgroup_memory(shape, key) <= memory
+        })
+        .ok_or_else(|| {
+            Error::Unsupported(format!(
+                "a set operation on {} keys needs {} bytes of workgroup memory; this device \
+                 allows {memory}",
+                key.name(),
+                workgroup_memory(tuning::SET_SHAPE, key)
+            ))
+        })?;
         self.check_shape(shape)?;
-        self.check_workgroup_memory(
-            workgroup_memory(&SET_WRITE, shape, key),
-            &format!("a set operation on {} keys", key.name()),
-        )?;
-        self.check_storage_buffers(&SET_WRITE, value_size > 0)?;
-        self.check_storage_buffers(&crate::scan::SCAN, false)?;
+        self.check_storage_buffers(&SET_TILES, value_size > 0)?;
         let tile = shape.0 * shape.1;
         let tiles = len.div_ceil(tile as usize);
         Ok(SetPlan {
-            operation,
-            key,
-            order,
-            value_size,
+            kernel: SetKernel {
+                operation,
+                key,
+                order,
+                value_size,
+                shape,
+                look_back: self.default_look_back(),
+            },
             a_len,
             b_len,
             tiles,
@@ -341,27 +353,30 @@ impl Gpu {
         plan: &SetPlan,
     ) -> Result<(wgpu::Buffer, u64), Error> {
         let tiles = plan.tiles;
-        // The boundaries, then the tiles' ends at a 256-byte offset, room for whole vec4s.
-        let ends_at = (tiles as u64 + 1).next_multiple_of(64);
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let cuts = scratch.temporary(
+        let cuts = scratch.temporary(&self.device, CUTS, (tiles as u64 + 4) * 4, storage);
+        let state_words = look_back::state_words(tiles);
+        let state = scratch.temporary(
             &self.device,
-            CUTS,
-            (ends_at + tiles as u64 + 4) * 4,
-            storage,
+            STATE,
+            (state_words + 1) * 4,
+            storage | wgpu::BufferUsages::COPY_DST,
         );
-        let counts = scratch.temporary(&self.device, COUNTS, (tiles as u64 + 4) * 4, storage);
-        let count_at = (ends_at + tiles as u64 - 1) * 4;
+        // The number kept, after the look-back state.
+        let count_at = state_words * 4;
         if tiles == 0 {
-            return Ok((cuts, 0));
+            return Ok((state, 0));
         }
-        let key_size = plan.key.size();
+        // Published values start unset and the tile counter at 0.
+        encoder.clear_buffer(&state, 0, Some(state_words * 4));
+        let kernel = plan.kernel;
+        let key_size = kernel.key.size();
         let placeholder = scratch.placeholder();
         let bind = |buffer, len, size| bind_elements(buffer, 0, len, size, placeholder);
         let params = SetParams {
             a_len: plan.a_len as u32,
             b_len: plan.b_len as u32,
-            ends_at: ends_at as u32,
+            tiles: tiles as u32,
             _pad: 0,
         };
         let uniform = self.uniform("wgmerge set params", bytemuck::bytes_of(&params));
@@ -375,75 +390,35 @@ impl Gpu {
             None,
         )?;
         let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
-        let count_group = self.bind_group(
-            &SET_COUNT,
-            false,
-            &[
-                entry(0, uniform.as_entire_binding()),
-                entry(1, bind(buffers.a, plan.a_len, key_size)),
-                entry(2, bind(buffers.b, plan.b_len, key_size)),
-                entry(7, cuts.as_entire_binding()),
-                entry(8, counts.as_entire_binding()),
-            ],
-        );
         let total = plan.a_len + plan.b_len;
-        let mut write_entries = vec![
+        let mut entries = vec![
             entry(0, uniform.as_entire_binding()),
             entry(1, bind(buffers.a, plan.a_len, key_size)),
             entry(2, bind(buffers.b, plan.b_len, key_size)),
             entry(3, bind(buffers.out, total, key_size)),
             entry(7, cuts.as_entire_binding()),
+            entry(8, state.as_entire_binding()),
         ];
         let with_values = buffers.values.is_some();
         if let Some((a, b, out)) = buffers.values {
-            let size = plan.value_size;
-            write_entries.extend([
+            let size = kernel.value_size;
+            entries.extend([
                 entry(4, bind(a, plan.a_len, size)),
                 entry(5, bind(b, plan.b_len, size)),
                 entry(6, bind(out, total, size)),
             ]);
         }
-        let write_group = self.bind_group(&SET_WRITE, with_values, &write_entries);
-        let spec = |kernel| {
-            specialization(
-                kernel,
-                plan.operation,
-                plan.key,
-                plan.order,
-                plan.value_size,
-            )
-        };
-        let count_pipeline = self.pipeline(&SET_COUNT, &spec(&SET_COUNT))?;
-        let write_pipeline = self.pipeline(&SET_WRITE, &spec(&SET_WRITE))?;
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("set_count"),
-                timestamp_writes: None,
-            });
-            partition.record(&mut pass);
-            pass.set_pipeline(&count_pipeline);
-            pass.set_bind_group(0, &count_group, &[]);
-            pass.dispatch_workgroups(plan.dispatch.0, plan.dispatch.1, 1);
-        }
-        // Each tile's end in the output: the inclusive scan of the counts.
-        self.record_scan_into::<u32>(
-            encoder,
-            scratch,
-            (&counts, 0),
-            (&cuts, ends_at),
-            tiles,
-            ScanKind::Inclusive,
-            ReduceOp::Sum,
-            &ScanOptions::default(),
-        )?;
+        let bind_group = self.bind_group(&SET_TILES, with_values, &entries);
+        let pipeline = self.pipeline(&SET_TILES, &kernel.specialization())?;
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("set_write"),
+            label: Some("set_tiles"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&write_pipeline);
-        pass.set_bind_group(0, &write_group, &[]);
+        partition.record(&mut pass);
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
         pass.dispatch_workgroups(plan.dispatch.0, plan.dispatch.1, 1);
-        Ok((cuts, count_at))
+        Ok((state, count_at))
     }
 
     /// Upload, run, read back the kept elements through the host driver; writes keys (and value
@@ -498,10 +473,7 @@ impl Gpu {
 
 /// A set operation checked against the device.
 struct SetPlan {
-    operation: SetOperation,
-    key: KeyType,
-    order: Order,
-    value_size: u32,
+    kernel: SetKernel,
     a_len: usize,
     b_len: usize,
     tiles: usize,
@@ -578,13 +550,22 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         for key in KeyType::ALL {
             for order in [Order::Ascending, Order::Descending] {
                 for value_size in [0, 4, 8] {
-                    for kernel in [&SET_COUNT, &SET_WRITE] {
+                    for wait in [false, true] {
+                        let kernel = SetKernel {
+                            operation,
+                            key,
+                            order,
+                            value_size,
+                            shape: tuning::SET_SHAPE,
+                            look_back: LookBack {
+                                wait,
+                                spins: look_back::SPINS,
+                            },
+                        };
                         out.push(crate::kernel_tests::Configuration {
-                            kernel,
-                            specialization: specialization(
-                                kernel, operation, key, order, value_size,
-                            ),
-                            workgroup_memory: workgroup_memory(kernel, tuning::SET_SHAPE, key),
+                            kernel: &SET_TILES,
+                            specialization: kernel.specialization(),
+                            workgroup_memory: workgroup_memory(tuning::SET_SHAPE, key),
                         });
                     }
                 }
@@ -592,4 +573,94 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wgpu::util::DeviceExt;
+
+    /// The decoupled fallback with no patience: a tile whose look-back does not end at once
+    /// decides its predecessors in its own workgroup memory, then its own tile again. Every
+    /// operation, with values, must give what the CPU gives.
+    #[test]
+    fn fallback_gives_the_same_set_operation() {
+        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let (m, n) = (40_009, 33_001);
+        let mut a: Vec<u32> = (0..m as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> 17)
+            .collect();
+        let mut b: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_246_822_519) >> 17)
+            .collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        let (a_index, b_index): (Vec<u32>, Vec<u32>) = (
+            (0..m as u32).collect(),
+            (m as u32..(m + n) as u32).collect(),
+        );
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let upload = |xs: &[u32]| {
+            gpu.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytemuck::cast_slice(xs),
+                    usage,
+                })
+        };
+        let (a_keys, b_keys, a_values, b_values) =
+            (upload(&a), upload(&b), upload(&a_index), upload(&b_index));
+        let room: Vec<u32> = vec![0; m + n];
+        let (out_keys, out_values) = (upload(&room), upload(&room));
+        let bytes = (2 * (m + n) as u64 + 1) * 4;
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let scratch = gpu.create_scratch();
+        for operation in SetOperation::ALL {
+            let (want_keys, want_values) = crate::cpu::set_operation_pairs_ordered(
+                operation,
+                &a,
+                &a_index,
+                &b,
+                &b_index,
+                Order::Ascending,
+            );
+            let mut plan = gpu
+                .plan_set(operation, KeyType::U32, (m, n), 4, Order::Ascending)
+                .expect("planned");
+            plan.kernel.look_back = LookBack {
+                wait: false,
+                spins: 0,
+            };
+            let arrays = SetArrays {
+                a: &a_keys,
+                b: &b_keys,
+                out: &out_keys,
+                values: Some((&a_values, &b_values, &out_values)),
+            };
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let (count, at) = gpu
+                .record_set(&mut encoder, &scratch, &arrays, &plan)
+                .expect("recorded");
+            let words = (m + n) as u64 * 4;
+            encoder.copy_buffer_to_buffer(&out_keys, 0, &staging, 0, words);
+            encoder.copy_buffer_to_buffer(&out_values, 0, &staging, words, words);
+            encoder.copy_buffer_to_buffer(&count, at, &staging, 2 * words, 4);
+            gpu.queue.submit([encoder.finish()]);
+            let got: Vec<u32> = gpu
+                .block_on(gpu.read_back(&staging, bytes, bytemuck::pod_collect_to_vec))
+                .expect("read back");
+            let kept = got[2 * (m + n)] as usize;
+            assert_eq!(kept, want_keys.len(), "{operation:?}: count");
+            assert!(got[..kept] == want_keys[..], "{operation:?}: keys");
+            let values = &got[m + n..m + n + kept];
+            assert!(values == &want_values[..], "{operation:?}: values");
+        }
+    }
 }

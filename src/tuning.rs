@@ -165,9 +165,18 @@ pub(crate) fn search_by_tiles(haystack: usize, needles: usize) -> bool {
 /// per tile. Not yet tuned on a GPU.
 pub(crate) const SELECT_SHAPE: Shape = (256, 16);
 
-/// Set operations' shape: a tile of 1280 keys and their slots, 10 KiB (15 KiB for 64-bit keys)
-/// within WebGPU's default 16 KiB. Not yet tuned on a GPU (issue 21 measures it).
+/// Set operations' shape where it fits: a tile of 1280 keys and their slots, 10 KiB (15 KiB for
+/// 64-bit keys). Not yet tuned on a GPU (issue 21 measures it).
 pub(crate) const SET_SHAPE: Shape = (256, 5);
+
+/// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE, else
+/// smaller tiles of the same workgroup (64-bit keys with the look-back's memory need a little
+/// more than WebGPU's default 16 KiB at SET_SHAPE), or None.
+pub(crate) fn set_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
+    [SET_SHAPE, (256, 4), (256, 3)]
+        .into_iter()
+        .find(|&s| fits(s))
+}
 
 /// Rounds of 256 keys each workgroup of radix sort ranks per tile (tiles of 2048), and its
 /// ceiling (`MAX_ROUNDS` in radix_sort.wgsl). Runs 60, 62 and 65 on the H100 tried 8, 12 and 16
@@ -422,5 +431,15 @@ mod tests {
         assert_eq!(host_piece_len(0, 1 << 29), 1);
         assert!(reduce_workgroups(0, 4096) >= 1);
         assert_eq!(reduce_workgroups(1 << 28, 4096), 2048);
+    }
+
+    #[test]
+    fn set_shape_shrinks_to_fit() {
+        assert_eq!(set_shape(|_| true), Some(SET_SHAPE));
+        // 64-bit keys with 16 KiB: 1280 keys and slots and the rest need a little more.
+        let fits = |limit: u32| move |(w, items): Shape| w * items * 12 + w * 4 + 280 <= limit;
+        assert_eq!(set_shape(fits(16_384)), Some((256, 4)));
+        assert_eq!(set_shape(fits(32_768)), Some(SET_SHAPE));
+        assert_eq!(set_shape(|_| false), None);
     }
 }

@@ -81,6 +81,9 @@ const KIND_INCLUSIVE: u32 = 2u;
 var<workgroup> wg_window_kind: array<u32, WINDOW>;
 var<workgroup> wg_window_value: array<u32, WINDOW>;
 var<workgroup> wg_spins: u32;
+// Whether the last look-back computed a predecessor's reduction itself: an importer whose
+// fallback overwrites its own tile's state in workgroup memory redoes it.
+var<workgroup> wg_fell_back: u32;
 
 // One round of the look-back: invocations 0..WINDOW read what tiles wg_look, wg_look - 1, ...
 // have published; invocation 0 then combines them into wg_prefix from the nearest on, up to the
@@ -139,6 +142,7 @@ fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
         wg_prefix = identity();
         wg_done = 0u;
         wg_spins = 0u;
+        wg_fell_back = 0u;
     }
     workgroupBarrier();
     loop {
@@ -154,6 +158,7 @@ fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
             if lid == 0u {
                 wg_prefix = combine(fallen_back, wg_prefix);
                 wg_spins = 0u;
+                wg_fell_back = 1u;
                 if look == 0u {
                     wg_prefix = combine(look_back_origin(), wg_prefix);
                     wg_done = 1u;
