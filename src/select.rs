@@ -54,6 +54,8 @@ struct SelectParams {
 /// How a selection runs on a device: whether its lanes scan with subgroups, and its look-back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SelectConfig {
+    /// Invocations per workgroup (tuning::select_workgroup).
+    workgroup: u32,
     subgroups: bool,
     look_back: LookBack,
 }
@@ -73,7 +75,7 @@ impl SelectConfig {
         } else {
             "lib/workgroup_scan/plain"
         };
-        constants.push(("WORKGROUP_SIZE", crate::tuning::SELECT_SHAPE.0));
+        constants.push(("WORKGROUP_SIZE", self.workgroup));
         constants.extend(self.look_back.constants());
         constants.extend(op.constants.iter().copied());
         let mut params = vec![
@@ -91,7 +93,7 @@ impl SelectConfig {
 
     /// Workgroup memory of a selection kernel.
     fn workgroup_memory(self) -> u64 {
-        let workgroup = u64::from(crate::tuning::SELECT_SHAPE.0);
+        let workgroup = u64::from(self.workgroup);
         let lanes = if self.subgroups {
             // Lanes taken, three words per group base, and the total.
             4 + workgroup * 12 + 4
@@ -101,22 +103,30 @@ impl SelectConfig {
         lanes + look_back::WORKGROUP_MEMORY
     }
 
+    /// Keys of one tile.
+    fn tile(self) -> usize {
+        self.workgroup as usize * crate::tuning::SELECT_ITEMS as usize
+    }
+
     /// Every configuration a device may build, for the kernel tests.
     #[cfg(test)]
-    fn all() -> [SelectConfig; 4] {
-        let config = |subgroups, wait| SelectConfig {
-            subgroups,
-            look_back: LookBack {
-                wait,
-                spins: look_back::SPINS,
-            },
-        };
-        [
-            config(false, false),
-            config(false, true),
-            config(true, false),
-            config(true, true),
-        ]
+    fn all() -> Vec<SelectConfig> {
+        let mut all = Vec::new();
+        for workgroup in [256, 512] {
+            for subgroups in [false, true] {
+                for wait in [false, true] {
+                    all.push(SelectConfig {
+                        workgroup,
+                        subgroups,
+                        look_back: LookBack {
+                            wait,
+                            spins: look_back::SPINS,
+                        },
+                    });
+                }
+            }
+        }
+        all
     }
 }
 
@@ -135,8 +145,11 @@ impl Gpu {
     /// fills its subgroups, waiting look-back where the adapter gives forward progress and
     /// decoupled fallback elsewhere (as scans choose by default).
     pub(crate) fn select_config(&self) -> SelectConfig {
-        let workgroup = crate::tuning::SELECT_SHAPE.0;
+        let limits = self.device.limits();
+        let workgroup =
+            crate::tuning::select_workgroup(limits.max_compute_invocations_per_workgroup);
         SelectConfig {
+            workgroup,
             subgroups: self.has_subgroups() && self.adapter_info().subgroup_max_size <= workgroup,
             look_back: self.default_look_back(),
         }
@@ -159,8 +172,7 @@ impl Gpu {
         (key, value_size): (KeyType, u32),
     ) -> Result<(), Error> {
         let (keys, len) = buffers.keys;
-        let tile = crate::tuning::SELECT_SHAPE.0 as usize * crate::tuning::SELECT_SHAPE.1 as usize;
-        let tiles = len.div_ceil(tile);
+        let tiles = len.div_ceil(config.tile());
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let state_bytes = look_back::state_words(tiles) * 4;
         let state = scratch.temporary(&self.device, STATE, state_bytes, usage);
@@ -360,7 +372,7 @@ mod tests {
 
     /// The decoupled fallback with no patience: every tile whose look-back does not end at once
     /// counts its predecessors' kept keys from their input. Dedup, with values, must not change,
-    /// with and without subgroups.
+    /// with and without subgroups, in workgroups of 256 and 512.
     #[test]
     fn fallback_gives_the_same_selection() {
         let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
@@ -391,8 +403,12 @@ mod tests {
             mapped_at_creation: false,
         });
         let scratch = gpu.create_scratch();
-        for subgroups in [false, gpu.has_subgroups()] {
+        let most = gpu.device.limits().max_compute_invocations_per_workgroup;
+        let configs = [256, 512].into_iter().filter(|&w| w <= most);
+        let configs = configs.flat_map(|w| [(w, false), (w, gpu.has_subgroups())]);
+        for (workgroup, subgroups) in configs {
             let config = SelectConfig {
+                workgroup,
                 subgroups,
                 look_back: LookBack {
                     wait: false,
@@ -430,11 +446,18 @@ mod tests {
                 .block_on(gpu.read_back(&staging, bytes, bytemuck::pod_collect_to_vec))
                 .expect("read back");
             let kept = got[2 * len] as usize;
-            assert_eq!(kept, want_keys.len(), "subgroups {subgroups}: count");
-            assert!(got[..kept] == want_keys[..], "subgroups {subgroups}: keys");
+            assert_eq!(
+                kept,
+                want_keys.len(),
+                "{workgroup} subgroups {subgroups}: count"
+            );
+            assert!(
+                got[..kept] == want_keys[..],
+                "{workgroup} subgroups {subgroups}: keys"
+            );
             assert!(
                 got[len..len + kept] == want_index[..],
-                "subgroups {subgroups}: values"
+                "{workgroup} subgroups {subgroups}: values"
             );
         }
     }
