@@ -5,8 +5,11 @@
 //! decoupled look-back (look_back.rs) and writes the kept elements there. One submission; the
 //! count comes back with the output.
 
+use std::ops::Range;
+
 use bytemuck::{Pod, Zeroable};
 
+use crate::cpu;
 use crate::device::bind_elements;
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{values_module, Key, KeyType, Order};
@@ -17,7 +20,7 @@ use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::tuning::{self, Shape};
-use crate::validate::{result_words, unsorted};
+use crate::validate::{result_words, unsorted, unsorted_at};
 use crate::{Error, Gpu, Side};
 
 /// How to run a set operation. A plain struct: set the fields you need and take the rest from
@@ -30,6 +33,12 @@ pub struct SetOptions {
     /// with the first out-of-order keys if not (as [`crate::MergeOptions::validate`]). Costs one
     /// extra read of the inputs.
     pub validate: bool,
+    /// Slice forms: the most keys (of A and B together) one piece may hold. Longer inputs are
+    /// cut between runs of equal keys into pieces that are uploaded, run and read back in turn;
+    /// every copy of a key stays in one piece, so the result is the same. `None`: pieces of at
+    /// most one storage binding. A run of equal keys longer than a piece is
+    /// [`Error::TooLarge`].
+    pub max_piece_len: Option<usize>,
 }
 
 /// The caller's GPU buffers for [`Gpu::encode_set_operation`]: sorted keys of the [`Key`] type
@@ -434,10 +443,21 @@ impl Gpu {
     ) -> Result<usize, Error> {
         let value_size = values.map_or(0, |v| v.size);
         let (m, n) = (a.len(), b.len());
-        self.plan_set(operation, K::TYPE, (m, n), value_size, options.order)?;
+        // The options and the device, before any work; each piece is planned as it is recorded.
+        self.plan_set(operation, K::TYPE, (0, 0), value_size, options.order)?;
         if m + n == 0 {
             return Ok(0);
         }
+        let most = match options.max_piece_len {
+            Some(0) => {
+                return Err(Error::InvalidOptions(
+                    "max_piece_len must be positive".into(),
+                ))
+            }
+            Some(len) => len.min(self.max_set_len(K::TYPE, value_size)),
+            None => self.max_set_len(K::TYPE, value_size),
+        };
+        let cuts = set_pieces(a, b, most, options)?;
         let key_size = K::TYPE.size() as usize;
         let mut call = Call {
             inputs: vec![
@@ -445,19 +465,32 @@ impl Gpu {
                 (bytemuck::cast_slice(b), key_size),
             ],
             output_sizes: vec![key_size],
-            pieces: vec![Piece {
-                inputs: vec![0..m, 0..n],
-                output: 0..m + n,
-            }],
-            input_room: vec![m, n],
-            output_room: m + n,
+            pieces: Vec::new(),
+            input_room: vec![0, 0],
+            output_room: 0,
         };
+        for (i, j) in cuts {
+            let inputs = if values.is_some() {
+                vec![i.clone(), j.clone(), i.clone(), j.clone()]
+            } else {
+                vec![i.clone(), j.clone()]
+            };
+            call.input_room[0] = call.input_room[0].max(i.len());
+            call.input_room[1] = call.input_room[1].max(j.len());
+            call.output_room = call.output_room.max(i.len() + j.len());
+            // The output's place is known only from the counts: the driver places each piece's
+            // kept elements after the last.
+            call.pieces.push(Piece {
+                inputs,
+                output: 0..i.len() + j.len(),
+            });
+        }
         if let Some(v) = values {
             let size = v.size as usize;
             call.inputs.extend([(v.a, size), (v.b, size)]);
-            call.input_room.extend([m, n]);
+            call.input_room
+                .extend([call.input_room[0], call.input_room[1]]);
             call.output_sizes.push(size);
-            call.pieces[0].inputs.extend([0..m, 0..n]);
         }
         let mut work = SetWork {
             operation,
@@ -469,6 +502,73 @@ impl Gpu {
         };
         host::run(self, &call, &mut work, destinations, &mut |_, _| {}).await
     }
+}
+
+/// One piece of a set operation: its ranges of A and B.
+type PieceRanges = (Range<usize>, Range<usize>);
+
+/// The pieces of a set operation of at most `most` keys each, as ranges of A and B: cut by
+/// co-rank, then moved back to the start of the run of keys equal to the first one left out, so
+/// that every copy of a key (in A and in B) is in one piece and each piece's result is the
+/// whole result's part. With `validate`, the joins between pieces are checked here (the GPU
+/// checks within each).
+fn set_pieces<K: Key>(
+    a: &[K],
+    b: &[K],
+    most: usize,
+    options: &SetOptions,
+) -> Result<Vec<PieceRanges>, Error> {
+    let order = options.order;
+    let (m, n) = (a.len(), b.len());
+    let mut pieces = Vec::new();
+    let (mut i0, mut j0) = (0, 0);
+    while i0 < m || j0 < n {
+        let (i1, j1) = if (m - i0) + (n - j0) <= most {
+            (m, n)
+        } else {
+            let (a_rest, b_rest) = (&a[i0..], &b[j0..]);
+            // Clamped so that unsorted input still gives ranges within the inputs.
+            let i = cpu::co_rank_ordered(most, a_rest, b_rest, order)
+                .min(a_rest.len())
+                .max(most.saturating_sub(b_rest.len()));
+            let j = most - i;
+            // The first key the cut leaves out: merge order takes A's first on ties.
+            let next = match (a_rest.get(i), b_rest.get(j)) {
+                (Some(x), Some(y)) if y.before(x, order) => *y,
+                (Some(x), _) => *x,
+                (None, Some(y)) => *y,
+                (None, None) => unreachable!("the inputs hold more than `most` keys"),
+            };
+            let i1 = i0 + a_rest[..i].partition_point(|x| x.before(&next, order));
+            let j1 = j0 + b_rest[..j].partition_point(|x| x.before(&next, order));
+            if i1 + j1 == i0 + j0 {
+                // Unsorted input can look like one long run: say so where it was asked.
+                if options.validate {
+                    for (side, keys) in [(Side::A, a), (Side::B, b)] {
+                        if let Some(index) = cpu::first_unsorted(keys, order) {
+                            return Err(unsorted_at(side, keys, index, order));
+                        }
+                    }
+                }
+                return Err(Error::TooLarge {
+                    what: "run of equal keys in a set operation's piece",
+                    len: most + 1,
+                    max: most,
+                });
+            }
+            (i1, j1)
+        };
+        if options.validate {
+            for (side, keys, start, end) in [(Side::A, a, i0, i1), (Side::B, b, j0, j1)] {
+                if start > 0 && start < end && keys[start].before(&keys[start - 1], order) {
+                    return Err(unsorted_at(side, keys, start, order));
+                }
+            }
+        }
+        pieces.push((i0..i1, j0..j1));
+        (i0, j0) = (i1, j1);
+    }
+    Ok(pieces)
 }
 
 /// A set operation checked against the device.
@@ -524,18 +624,27 @@ impl<K: Key> PieceWork for SetWork<'_, K> {
             out: &outputs[0],
             values: (self.value_size > 0).then(|| (&inputs[2], &inputs[3], &outputs[1])),
         };
-        let count = gpu.record_set(encoder, &self.scratch, &buffers, &plan)?;
+        let (kept, at) = gpu.record_set(encoder, &self.scratch, &buffers, &plan)?;
+        // The next piece reuses the scratch before this one's count is read: a word of its own.
+        let count = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgmerge set count"),
+            size: 4,
+            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        encoder.copy_buffer_to_buffer(&kept, at, &count, 0, 4);
         Ok(Recorded {
             outputs: outputs.to_vec(),
-            count: Some(count),
+            count: Some((count, 0)),
             words,
         })
     }
 
-    fn check(&mut self, _piece: &Piece, words: &[u32]) -> Result<(), Error> {
+    fn check(&mut self, piece: &Piece, words: &[u32]) -> Result<(), Error> {
         let order = self.options.order;
-        let a = unsorted(Side::A, self.a, 0, words[0], order);
-        match a.or_else(|| unsorted(Side::B, self.b, 0, words[1], order)) {
+        let a = unsorted(Side::A, self.a, piece.inputs[0].start, words[0], order);
+        let b = || unsorted(Side::B, self.b, piece.inputs[1].start, words[1], order);
+        match a.or_else(b) {
             Some(error) => Err(error),
             None => Ok(()),
         }

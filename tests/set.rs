@@ -125,8 +125,16 @@ fn bad_input_is_an_error() {
         small.set_operation(union, &half, &rest).unwrap().len(),
         rest.len()
     );
+    // Beyond one binding the slice forms go in pieces, cut between runs of equal keys; a run
+    // longer than a binding cannot be cut.
+    let longer = [rest.clone(), vec![2]].concat();
+    assert_same(
+        &small.set_operation(union, &half, &longer).unwrap(),
+        &cpu::set_operation(union, &half, &longer),
+        "in pieces",
+    );
     assert!(matches!(
-        small.set_operation(union, &half, &[rest.clone(), vec![2]].concat()),
+        small.set_operation(union, &half, &[rest.clone(), vec![1]].concat()),
         Err(Error::TooLarge { .. })
     ));
 }
@@ -154,11 +162,17 @@ fn unsorted_input_is_not_an_error() {
 fn validate_reports_the_first_unsorted_key() {
     let mut rng = rng("set::validate_reports_the_first_unsorted_key");
     for order in ORDERS {
-        let options = SetOptions {
-            order,
-            validate: true,
-        };
-        for (m, n) in [(1000, 1000), (3, 5000), (2, 2)] {
+        for (m, n, piece) in [
+            (1000, 1000, None),
+            (3, 5000, None),
+            (2, 2, None),
+            (1000, 1000, Some(700)),
+        ] {
+            let options = SetOptions {
+                order,
+                validate: true,
+                max_piece_len: piece,
+            };
             // Keys 10..=17, so that one less is still a key before them.
             let (a, b) = Shape::HeavyDuplicates.keys::<u32>(&mut rng, m, n, order);
             let lift = |keys: Vec<u32>| keys.into_iter().map(|k| k + 10).collect::<Vec<_>>();
@@ -308,4 +322,45 @@ fn resident_set_operations_leave_the_count_on_the_gpu() {
         matches!(result, Err(Error::InvalidOptions(_))),
         "{result:?}"
     );
+}
+
+/// Slice forms in pieces (`max_piece_len`): the cuts fall between runs of equal keys, so runs
+/// that straddle a cut by co-rank stay whole and the result is the CPU's; a run longer than a
+/// piece is `TooLarge`.
+#[test]
+fn pieces_cut_between_runs_of_equal_keys() {
+    let mut rng = rng("set::pieces_cut_between_runs_of_equal_keys");
+    for order in ORDERS {
+        let options = SetOptions {
+            order,
+            max_piece_len: Some(1000),
+            ..Default::default()
+        };
+        for shape in [
+            Shape::Uniform,
+            Shape::HeavyDuplicates,
+            Shape::Interleaved,
+            Shape::ABelowB,
+            Shape::BBelowA,
+        ] {
+            for (m, n) in [(3000, 2500), (4099, 3), (1, 1999)] {
+                let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
+                for operation in SetOperation::ALL {
+                    let context = format!("{order:?} {shape:?} {m}+{n} in pieces of 1000");
+                    check_set::<u32, u64>(operation, &a, &b, &options, &context);
+                }
+            }
+        }
+        let (a, b) = Shape::AllEqual.keys::<u32>(&mut rng, 700, 700, order);
+        match gpu().set_operation_with(SetOperation::Union, &a, &b, &options) {
+            Err(Error::TooLarge { max: 1000, .. }) => {}
+            other => panic!("{order:?}: a run of 1400 equal keys in pieces of 1000: {other:?}"),
+        }
+    }
+    let zero = SetOptions {
+        max_piece_len: Some(0),
+        ..Default::default()
+    };
+    let got = gpu().set_operation_with(SetOperation::Union, &[1u32], &[2], &zero);
+    assert!(matches!(got, Err(Error::InvalidOptions(_))), "{got:?}");
 }
