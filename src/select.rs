@@ -100,7 +100,8 @@ impl SelectConfig {
         } else {
             workgroup * 16
         };
-        lanes + look_back::WORKGROUP_MEMORY
+        // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
+        lanes + look_back::WORKGROUP_MEMORY + 1024 * 4 + 4
     }
 
     /// Keys of one tile.

@@ -4,10 +4,11 @@
 //
 // A tile is WORKGROUP_SIZE * 16 keys. Each invocation takes four rows of four consecutive keys
 // of its lane group's part of the tile (scan.wgsl's layout: a row of a group is contiguous, so
-// loads coalesce), keeps them in registers with a bit per kept key, and the lanes scan their
-// rows' counts (`lanes`: lib/workgroup_scan/subgroups.wgsl or plain.wgsl). lib/look_back.wgsl
-// gives each tile the number kept before it, so the input is read once and nothing but the kept
-// keys is written.
+// loads coalesce), keeps a bit per kept key, and the lanes scan their rows' counts (`lanes`:
+// lib/workgroup_scan/subgroups.wgsl or plain.wgsl). lib/look_back.wgsl gives each tile the
+// number kept before it, so the input is read once (the kept keys again, from cache) and nothing
+// but the kept keys is written: staged by their sources in workgroup memory, then written by
+// consecutive invocations.
 
 #import key
 #import move_values
@@ -35,17 +36,21 @@ override WORKGROUP_SIZE: u32 = 256u;
 const ROWS: u32 = 4u;
 const ROW_KEYS: u32 = 4u;
 
-// The invocation's keys of its tile, and per row a bit for each key kept.
-var<private> row_keys: array<Key, 16>;
+// Per row of the invocation's keys, a bit for each key kept.
 var<private> kept_bits: vec4<u32>;
+
+// Places of the tile's output staged at once: the source of each kept key.
+const STAGE: u32 = 1024u;
+var<workgroup> wg_sources: array<u32, STAGE>;
+var<workgroup> wg_kept: u32;
 
 // The first key of this invocation's row k of tile `tile`.
 fn row_first(tile: u32, k: u32) -> u32 {
     return (tile * WORKGROUP_SIZE * ROWS + lane_group_base * ROWS + k * lanes + lane) * ROW_KEYS;
 }
 
-// The number of keys kept in each of this invocation's rows of `tile`; with `own`, the keys and
-// kept bits stay in row_keys and kept_bits.
+// The number of keys kept in each of this invocation's rows of `tile`; with `own`, the kept bits
+// stay in kept_bits.
 fn count_rows(tile: u32, own: bool) -> vec4<u32> {
     var counts: vec4<u32>;
     for (var k = 0u; k < ROWS; k++) {
@@ -54,11 +59,7 @@ fn count_rows(tile: u32, own: bool) -> vec4<u32> {
         for (var c = 0u; c < ROW_KEYS; c++) {
             let i = first + c;
             if i < params.len {
-                let key = keys_in[i];
-                if own {
-                    row_keys[k * ROW_KEYS + c] = key;
-                }
-                if is_kept(i, key) {
+                if is_kept(i, keys_in[i]) {
                     bits |= 1u << c;
                 }
             }
@@ -117,18 +118,34 @@ fn select_tile(lid: u32) {
     } else {
         prefix = look_back(tile, kept, lid);
     }
-    let group_prefix = prefix + tile_counts.group.x;
-    for (var k = 0u; k < ROWS; k++) {
-        var place = group_prefix + tile_counts.rows_before[k] + tile_counts.lanes.exclusive[k];
-        let first = row_first(tile, k);
-        let bits = kept_bits[k];
-        for (var c = 0u; c < ROW_KEYS; c++) {
-            if (bits & (1u << c)) != 0u {
-                keys_out[place] = row_keys[k * ROW_KEYS + c];
-                move_value(first + c, place);
-                place++;
+    // The kept keys' sources, STAGE places of the tile's output at a time, in workgroup memory;
+    // then every invocation writes consecutive places, so the writes coalesce.
+    if lid == 0u {
+        wg_kept = kept;
+    }
+    let tile_kept = workgroupUniformLoad(&wg_kept);
+    for (var chunk = 0u; chunk < tile_kept; chunk += STAGE) {
+        for (var k = 0u; k < ROWS; k++) {
+            var place = tile_counts.group.x + tile_counts.rows_before[k] + tile_counts.lanes.exclusive[k];
+            let first = row_first(tile, k);
+            let bits = kept_bits[k];
+            for (var c = 0u; c < ROW_KEYS; c++) {
+                if (bits & (1u << c)) != 0u {
+                    if place >= chunk && place < chunk + STAGE {
+                        wg_sources[place - chunk] = first + c;
+                    }
+                    place++;
+                }
             }
         }
+        workgroupBarrier();
+        let staged = min(STAGE, tile_kept - chunk);
+        for (var x = lid; x < staged; x += WORKGROUP_SIZE) {
+            let source = wg_sources[x];
+            keys_out[prefix + chunk + x] = keys_in[source];
+            move_value(source, prefix + chunk + x);
+        }
+        workgroupBarrier();
     }
     if tile + 1u == params.tiles && lid == 0u {
         count[params.count_at] = prefix + kept;
