@@ -87,6 +87,9 @@ fn scan_rows(rows: vec4<u32>) -> TileScan {
 }
 
 // lib/look_back.wgsl's hooks.
+fn look_back_base() -> u32 {
+    return 0u;
+}
 fn look_back_fallback(tile: u32) -> u32 {
     return scan_rows(load_rows(tile)).group.y;
 }

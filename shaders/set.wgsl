@@ -40,17 +40,22 @@ struct SetParams {
     a_len: u32,
     b_len: u32,
     tiles: u32,
-    _pad: u32,
+    // Where lib/look_back.wgsl's words start in `state`.
+    state_at: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: SetParams;
 @group(0) @binding(1) var<storage, read> a_keys: array<Key>;
 @group(0) @binding(2) var<storage, read> b_keys: array<Key>;
 @group(0) @binding(3) var<storage, read_write> out_keys: array<Key>;
-// The partition's boundaries: cuts[g] = elements of A before output g * TILE.
-@group(0) @binding(7) var<storage, read> cuts: array<u32>;
-// lib/look_back.wgsl's state, then the number kept at word 1 + 4 * tiles.
+// The partition's boundaries (word g: elements of A before output g * TILE), then from
+// params.state_at lib/look_back.wgsl's words and the number kept after them: one buffer, so that
+// keys-only set operations bind four storage buffers.
 @group(0) @binding(8) var<storage, read_write> state: array<atomic<u32>>;
+
+fn cut(g: u32) -> u32 {
+    return atomicLoad(&state[g]);
+}
 
 fn read_side(side: u32, i: u32) -> Key {
     if side == SIDE_A { return a_keys[i]; }
@@ -66,7 +71,7 @@ fn put_output(r: u32, k: u32, key: Key, slot: u32) {
 // Tile g of the merged order.
 fn set_tile(g: u32, total: u32) -> TileRange {
     let segment = segment_of(g * TILE, params.a_len, params.b_len, 0u);
-    return tile_range(g, total, cuts[g], cuts[g + 1u], segment);
+    return tile_range(g, total, cut(g), cut(g + 1u), segment);
 }
 
 // Whether the output at merged rank k, tile slot `slot` of `range`, is kept.
@@ -169,6 +174,9 @@ fn exclusive_count(count: u32, lid: u32) -> vec2<u32> {
 
 // lib/look_back.wgsl's hooks. The fallback decides another tile in this workgroup's memory,
 // so a tile that fell back decides its own again.
+fn look_back_base() -> u32 {
+    return params.state_at;
+}
 var<private> local_index: u32;
 fn look_back_fallback(g: u32) -> u32 {
     let total = params.a_len + params.b_len;
@@ -198,7 +206,7 @@ fn set_tiles(@builtin(local_invocation_index) lid: u32) {
         }
     }
     if g + 1u == params.tiles && lid == 0u {
-        atomicStore(&state[1u + 4u * params.tiles], start + tile_kept);
+        atomicStore(&state[params.state_at + 1u + 4u * params.tiles], start + tile_kept);
     }
     // Everyone has read the merge's slots; the kept ones go to the front, in order.
     workgroupBarrier();

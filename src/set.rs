@@ -66,14 +66,7 @@ pub struct SetBuffers<'a> {
 pub(crate) static SET_TILES: Kernel = Kernel {
     file: "set",
     entry: "set_tiles",
-    bindings: &[
-        (0, UNIFORM),
-        (1, READ),
-        (2, READ),
-        (3, WRITE),
-        (7, READ),
-        (8, WRITE),
-    ],
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (8, WRITE)],
     value_bindings: VALUE_BINDINGS,
 };
 
@@ -84,12 +77,12 @@ struct SetParams {
     a_len: u32,
     b_len: u32,
     tiles: u32,
-    _pad: u32,
+    state_at: u32,
 }
 
-/// The scratch temporaries a set operation uses (scan.rs numbers its own from 0).
-const CUTS: usize = 40;
-const STATE: usize = 41;
+/// The scratch temporary a set operation uses (scan.rs numbers its own from 0): the tiles'
+/// boundaries, then the look-back's state and the number kept.
+const CUTS_AND_STATE: usize = 40;
 
 /// What a set operation's kernel is specialised for.
 #[derive(Clone, Copy, Debug)]
@@ -363,21 +356,22 @@ impl Gpu {
     ) -> Result<(wgpu::Buffer, u64), Error> {
         let tiles = plan.tiles;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let cuts = scratch.temporary(&self.device, CUTS, (tiles as u64 + 4) * 4, storage);
+        // The boundaries (tiles + 1 words), then the look-back's words at a 256-byte offset, then
+        // the number kept: one binding (set.wgsl's `state`).
+        let state_at = (tiles as u64 + 1).next_multiple_of(64);
         let state_words = look_back::state_words(tiles);
         let state = scratch.temporary(
             &self.device,
-            STATE,
-            (state_words + 1) * 4,
+            CUTS_AND_STATE,
+            (state_at + state_words + 1) * 4,
             storage | wgpu::BufferUsages::COPY_DST,
         );
-        // The number kept, after the look-back state.
-        let count_at = state_words * 4;
+        let count_at = (state_at + state_words) * 4;
         if tiles == 0 {
             return Ok((state, 0));
         }
         // Published values start unset and the tile counter at 0.
-        encoder.clear_buffer(&state, 0, Some(state_words * 4));
+        encoder.clear_buffer(&state, state_at * 4, Some(state_words * 4));
         let kernel = plan.kernel;
         let key_size = kernel.key.size();
         let placeholder = scratch.placeholder();
@@ -386,7 +380,7 @@ impl Gpu {
             a_len: plan.a_len as u32,
             b_len: plan.b_len as u32,
             tiles: tiles as u32,
-            _pad: 0,
+            state_at: state_at as u32,
         };
         let uniform = self.uniform("wgmerge set params", bytemuck::bytes_of(&params));
         let partition = plan.partition.prepare(
@@ -395,7 +389,7 @@ impl Gpu {
                 bind(buffers.a, plan.a_len, key_size),
                 bind(buffers.b, plan.b_len, key_size),
             ),
-            &cuts,
+            &state,
             None,
         )?;
         let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
@@ -405,7 +399,6 @@ impl Gpu {
             entry(1, bind(buffers.a, plan.a_len, key_size)),
             entry(2, bind(buffers.b, plan.b_len, key_size)),
             entry(3, bind(buffers.out, total, key_size)),
-            entry(7, cuts.as_entire_binding()),
             entry(8, state.as_entire_binding()),
         ];
         let with_values = buffers.values.is_some();

@@ -8,16 +8,17 @@
 // - MODE_LOOK_BACK: waits for each predecessor however long it takes, only where the adapter is
 //   known to give forward progress.
 //
-// Tiles must take their index from the counter in state[0], so a tile's predecessors have all
+// Tiles must take their index from the module's counter, so a tile's predecessors have all
 // started before it. A published value is a 32-bit word split in two 16-bit halves, each with a
 // ready bit in its own atomic word: WGSL's atomics are relaxed, so a value is read only from
 // words that carry their own readiness. Each word is written once per pass (the host zeroes
 // `state` first), so two ready halves always belong to one value.
 //
-// The importer declares `state: array<atomic<u32>>` ([0]: tiles taken; tile t's reduction in
-// [1 + 4t, 2 + 4t], its inclusive prefix in [3 + 4t, 4 + 4t]) and two functions:
+// The importer declares `state: array<atomic<u32>>`, whose words from `look_back_base()` on are
+// the module's ([0]: tiles taken; tile t's reduction in [1 + 4t, 2 + 4t], its inclusive prefix
+// in [3 + 4t, 4 + 4t]), and three functions: `look_back_base() -> u32`;
 // `look_back_fallback(tile) -> u32`, tile's reduction from its input as the tile computes it
-// (every invocation calls it), and `look_back_origin() -> u32`, what comes before tile 0.
+// (every invocation calls it); and `look_back_origin() -> u32`, what comes before tile 0.
 
 #import lib/scan_op
 
@@ -40,20 +41,22 @@ var<workgroup> wg_done: u32;
 // This workgroup's tile, from the counter; every invocation calls it.
 fn take_tile(lid: u32) -> u32 {
     if lid == 0u {
-        wg_tile = atomicAdd(&state[0], 1u);
+        wg_tile = atomicAdd(&state[look_back_base()], 1u);
     }
     return workgroupUniformLoad(&wg_tile);
 }
 
 fn publish(word: u32, value: u32) {
-    atomicStore(&state[word], (value & 0xffffu) | READY);
-    atomicStore(&state[word + 1u], (value >> 16u) | READY);
+    let at = look_back_base() + word;
+    atomicStore(&state[at], (value & 0xffffu) | READY);
+    atomicStore(&state[at + 1u], (value >> 16u) | READY);
 }
 
 // A published value: x is 1 when ready, y the value.
 fn read_published(word: u32) -> vec2<u32> {
-    let low = atomicLoad(&state[word]);
-    let high = atomicLoad(&state[word + 1u]);
+    let at = look_back_base() + word;
+    let low = atomicLoad(&state[at]);
+    let high = atomicLoad(&state[at + 1u]);
     let ready = (low & READY) != 0u && (high & READY) != 0u;
     return vec2(u32(ready), (low & 0xffffu) | (high << 16u));
 }

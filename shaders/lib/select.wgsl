@@ -92,6 +92,9 @@ fn scan_counts(counts: vec4<u32>) -> TileCounts {
 }
 
 // lib/look_back.wgsl's hooks.
+fn look_back_base() -> u32 {
+    return 0u;
+}
 fn look_back_fallback(tile: u32) -> u32 {
     return scan_counts(count_rows(tile, false)).group.y;
 }
