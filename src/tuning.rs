@@ -179,7 +179,8 @@ pub(crate) fn select_workgroup(max_invocations: u32) -> u32 {
 /// their slots (23.3 KiB for u32 keys, 34.3 KiB for 64-bit ones). Each tile pays a fixed cost
 /// (its barriers, the look-back, the decisions' dependent reads), so fewer larger tiles win: run
 /// 90, union of 2^28 u32 keys on the H100, 7.49 ms at 256 x 5, 6.63 at 256 x 9, 5.87 at 256 x 11,
-/// 7.05 at 512 x 5, 7.46 at 512 x 7.
+/// 7.05 at 512 x 5, 7.46 at 512 x 7; run 91, 8.33 at 256 x 13, 7.62 at 256 x 15; run 95, 6.16
+/// at 128 x 11, 6.18 at 128 x 15.
 pub(crate) const SET_SHAPE: Shape = (256, 11);
 
 /// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE, else smaller
