@@ -86,6 +86,36 @@ pub(crate) struct Call<'a> {
     pub(crate) output_room: usize,
 }
 
+impl<'a> Call<'a> {
+    /// A call of one piece with room for `output_len` output elements; add its inputs (each
+    /// whole) with [`Call::whole_input`] and its outputs with [`Call::output`].
+    pub(crate) fn one_piece(output_len: usize) -> Self {
+        Call {
+            inputs: Vec::new(),
+            output_sizes: Vec::new(),
+            pieces: vec![Piece {
+                inputs: Vec::new(),
+                output: 0..output_len,
+            }],
+            input_room: Vec::new(),
+            output_room: output_len,
+        }
+    }
+
+    /// Adds an input of elements of `size` bytes, the one piece taking all of them.
+    pub(crate) fn whole_input(&mut self, bytes: &'a [u8], size: usize) {
+        let len = bytes.len() / size.max(1);
+        self.inputs.push((bytes, size));
+        self.input_room.push(len);
+        self.pieces[0].inputs.push(0..len);
+    }
+
+    /// Adds an output of elements of `size` bytes.
+    pub(crate) fn output(&mut self, size: usize) {
+        self.output_sizes.push(size);
+    }
+}
+
 /// Where a call's outputs go: one destination per output, each with room for every element the
 /// call produces; the driver writes elements in order from the start.
 pub(crate) type Destinations<'a, 'b> = &'a mut [&'b mut [MaybeUninit<u8>]];

@@ -36,6 +36,8 @@ pub mod cpu;
 
 #[cfg(test)]
 mod kernel_tests;
+#[cfg(test)]
+mod test_buffers;
 
 pub use dedup::{DedupBuffers, DedupOptions, Keep};
 pub use device::Gpu;

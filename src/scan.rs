@@ -919,6 +919,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_buffers::{submit_and_read, upload};
 
     /// The decoupled fallback with no patience: every tile whose look-back does not end at once
     /// computes its predecessors' reductions from their input. The result must not change.
@@ -929,29 +930,8 @@ mod tests {
         let xs: Vec<u32> = (0..len as u32)
             .map(|i| i.wrapping_mul(2_654_435_761) >> 8)
             .collect();
-        use wgpu::util::DeviceExt;
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let input = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: None,
-                contents: bytemuck::cast_slice(&xs),
-                usage,
-            });
-        let output = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: len as u64 * 4,
-            usage,
-            mapped_at_creation: false,
-        });
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: len as u64 * 4,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let input = upload(&gpu, &xs);
+        let output = upload(&gpu, &vec![0; len]);
         let scratch = gpu.create_scratch();
         for subgroups in [false, gpu.has_subgroups()] {
             for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
@@ -980,13 +960,7 @@ mod tests {
                     0,
                 )
                 .expect("recorded");
-                encoder.copy_buffer_to_buffer(&output, 0, &staging, 0, len as u64 * 4);
-                gpu.queue.submit([encoder.finish()]);
-                let got: Vec<u32> = gpu
-                    .block_on(gpu.read_back(&staging, len as u64 * 4, |bytes| {
-                        bytemuck::pod_collect_to_vec(bytes)
-                    }))
-                    .expect("read back");
+                let got = submit_and_read(&gpu, encoder, &[(&output, 0, len)]);
                 let want = crate::cpu::scan(&xs, kind, ReduceOp::Max);
                 assert!(got == want, "subgroups {subgroups} {kind:?}: differs");
             }

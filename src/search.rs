@@ -185,21 +185,12 @@ impl Gpu {
         if needles.is_empty() {
             return Ok(found.into_vec(0));
         }
-        let (h, n) = (haystack.len(), needles.len());
+        let n = needles.len();
         let key_size = K::TYPE.size() as usize;
-        let call = Call {
-            inputs: vec![
-                (bytemuck::cast_slice(haystack), key_size),
-                (bytemuck::cast_slice(needles), key_size),
-            ],
-            output_sizes: vec![4],
-            pieces: vec![Piece {
-                inputs: vec![0..h, 0..n],
-                output: 0..n,
-            }],
-            input_room: vec![h, n],
-            output_room: n,
-        };
+        let mut call = Call::one_piece(n);
+        call.whole_input(bytemuck::cast_slice(haystack), key_size);
+        call.whole_input(bytemuck::cast_slice(needles), key_size);
+        call.output(4);
         let mut work = SearchWork {
             key: K::TYPE,
             options: options.clone(),

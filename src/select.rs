@@ -264,27 +264,16 @@ impl Gpu {
             return Ok(0);
         }
         let key_size = K::TYPE.size() as usize;
-        let mut call = Call {
-            inputs: vec![(bytemuck::cast_slice(keys), key_size)],
-            output_sizes: vec![key_size],
-            pieces: vec![Piece {
-                inputs: std::iter::once(0..len).collect(),
-                output: 0..len,
-            }],
-            input_room: vec![len],
-            output_room: len,
-        };
+        let mut call = Call::one_piece(len);
+        call.whole_input(bytemuck::cast_slice(keys), key_size);
+        call.output(key_size);
         if let Some(other) = other {
-            call.inputs.push((bytemuck::cast_slice(other), key_size));
-            call.input_room.push(other.len());
-            call.pieces[0].inputs.push(0..other.len());
+            call.whole_input(bytemuck::cast_slice(other), key_size);
         }
         let value_size = values.map_or(0, |(_, size)| size);
         if let Some((bytes, size)) = values {
-            call.inputs.push((bytes, size as usize));
-            call.input_room.push(len);
-            call.output_sizes.push(size as usize);
-            call.pieces[0].inputs.push(0..len);
+            call.whole_input(bytes, size as usize);
+            call.output(size as usize);
         }
         let mut work = SelectWork {
             kernel,
@@ -369,7 +358,7 @@ pub(crate) fn configurations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wgpu::util::DeviceExt;
+    use crate::test_buffers::{submit_and_read, upload};
 
     /// The decoupled fallback with no patience: every tile whose look-back does not end at once
     /// counts its predecessors' kept keys from their input. Dedup, with values, must not change,
@@ -383,26 +372,9 @@ mod tests {
             .collect();
         let index: Vec<u32> = (0..len as u32).collect();
         let (want_keys, want_index) = crate::cpu::dedup_pairs(&keys, &index, false);
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let upload = |xs: &[u32]| {
-            gpu.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: None,
-                    contents: bytemuck::cast_slice(xs),
-                    usage,
-                })
-        };
+        let upload = |words: &[u32]| upload(&gpu, words);
         let (keys_in, values_in) = (upload(&keys), upload(&index));
         let (keys_out, values_out, count) = (upload(&index), upload(&index), upload(&[7]));
-        let bytes = (2 * len as u64 + 1) * 4;
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let scratch = gpu.create_scratch();
         let most = gpu.device.limits().max_compute_invocations_per_workgroup;
         let configs = [256, 512].into_iter().filter(|&w| w <= most);
@@ -438,14 +410,8 @@ mod tests {
                 (KeyType::U32, 4),
             )
             .expect("recorded");
-            let words = len as u64 * 4;
-            encoder.copy_buffer_to_buffer(&keys_out, 0, &staging, 0, words);
-            encoder.copy_buffer_to_buffer(&values_out, 0, &staging, words, words);
-            encoder.copy_buffer_to_buffer(&count, 0, &staging, 2 * words, 4);
-            gpu.queue.submit([encoder.finish()]);
-            let got: Vec<u32> = gpu
-                .block_on(gpu.read_back(&staging, bytes, bytemuck::pod_collect_to_vec))
-                .expect("read back");
+            let parts = [(&keys_out, 0, len), (&values_out, 0, len), (&count, 0, 1)];
+            let got = submit_and_read(&gpu, encoder, &parts);
             let kept = got[2 * len] as usize;
             assert_eq!(
                 kept,

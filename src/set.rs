@@ -680,7 +680,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wgpu::util::DeviceExt;
+    use crate::test_buffers::{submit_and_read, upload};
 
     /// The decoupled fallback with no patience: a tile whose look-back does not end at once
     /// decides its predecessors in its own workgroup memory, then its own tile again. Every
@@ -701,28 +701,11 @@ mod tests {
             (0..m as u32).collect(),
             (m as u32..(m + n) as u32).collect(),
         );
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let upload = |xs: &[u32]| {
-            gpu.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: None,
-                    contents: bytemuck::cast_slice(xs),
-                    usage,
-                })
-        };
+        let upload = |words: &[u32]| upload(&gpu, words);
         let (a_keys, b_keys, a_values, b_values) =
             (upload(&a), upload(&b), upload(&a_index), upload(&b_index));
         let room: Vec<u32> = vec![0; m + n];
         let (out_keys, out_values) = (upload(&room), upload(&room));
-        let bytes = (2 * (m + n) as u64 + 1) * 4;
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: None,
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let scratch = gpu.create_scratch();
         for operation in SetOperation::ALL {
             let (want_keys, want_values) = crate::cpu::set_operation_pairs_ordered(
@@ -750,14 +733,12 @@ mod tests {
             let (count, at) = gpu
                 .record_set(&mut encoder, &scratch, &arrays, &plan)
                 .expect("recorded");
-            let words = (m + n) as u64 * 4;
-            encoder.copy_buffer_to_buffer(&out_keys, 0, &staging, 0, words);
-            encoder.copy_buffer_to_buffer(&out_values, 0, &staging, words, words);
-            encoder.copy_buffer_to_buffer(&count, at, &staging, 2 * words, 4);
-            gpu.queue.submit([encoder.finish()]);
-            let got: Vec<u32> = gpu
-                .block_on(gpu.read_back(&staging, bytes, bytemuck::pod_collect_to_vec))
-                .expect("read back");
+            let parts = [
+                (&out_keys, 0, m + n),
+                (&out_values, 0, m + n),
+                (&count, at, 1),
+            ];
+            let got = submit_and_read(&gpu, encoder, &parts);
             let kept = got[2 * (m + n)] as usize;
             assert_eq!(kept, want_keys.len(), "{operation:?}: count");
             assert!(got[..kept] == want_keys[..], "{operation:?}: keys");

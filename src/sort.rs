@@ -219,21 +219,12 @@ impl Gpu {
             return Ok(0);
         }
         let key_size = K::TYPE.size() as usize;
-        let mut call = Call {
-            inputs: vec![(bytemuck::cast_slice(keys), key_size)],
-            output_sizes: vec![key_size],
-            pieces: vec![Piece {
-                inputs: std::iter::once(0..len).collect(),
-                output: 0..len,
-            }],
-            input_room: vec![len],
-            output_room: len,
-        };
+        let mut call = Call::one_piece(len);
+        call.whole_input(bytemuck::cast_slice(keys), key_size);
+        call.output(key_size);
         if let Some((bytes, size)) = values {
-            call.inputs.push((bytes, size as usize));
-            call.input_room.push(len);
-            call.output_sizes.push(size as usize);
-            call.pieces[0].inputs.push(0..len);
+            call.whole_input(bytes, size as usize);
+            call.output(size as usize);
         }
         let mut work = SortWork {
             key: K::TYPE,
