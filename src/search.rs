@@ -245,13 +245,8 @@ impl Gpu {
                 return Err(Error::TooLarge { what, len, max });
             }
         }
-        let limits = self.limits();
-        let shape = tuning::search_shape(
-            key.size(),
-            limits.max_compute_invocations_per_workgroup,
-            limits.max_compute_workgroup_storage_size,
-        )
-        .filter(|&shape| {
+        // The device's own checks decide what fits, once.
+        let shape = tuning::search_shape(|shape| {
             self.check_shape(shape).is_ok()
                 && self
                     .check_workgroup_memory(tiles_memory(shape, key), "search")

@@ -134,17 +134,11 @@ pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
     (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
 }
 
-/// Sorted search's tile shape (`search_tiles`) on a device with these limits (invocations per
-/// workgroup, bytes of workgroup memory), or None where no tile fits: 256 x 5 (10 KiB for u32
-/// keys), else 256 x 3. On the H100 merge path's 512 x 11 was slower (run 80: 2.32 ms at 2^28
+/// Sorted search's tile shape (`search_tiles`) on a device where `fits` says which shapes fit,
+/// or None where none does: 256 x 5 (10 KiB for u32 keys), else 256 x 3. On the H100 merge path's 512 x 11 was slower (run 80: 2.32 ms at 2^28
 /// against run 79's 1.96 with 256 x 5).
-pub(crate) fn search_shape(key_size: u32, invocations: u32, memory: u32) -> Option<Shape> {
-    [(256, 5), (256, 3)]
-        .into_iter()
-        .find(|&(workgroup, items)| {
-            workgroup <= invocations
-                && u64::from(workgroup * items) * u64::from(key_size + 4) <= u64::from(memory)
-        })
+pub(crate) fn search_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
+    [(256, 5), (256, 3)].into_iter().find(|&s| fits(s))
 }
 
 /// Most workgroups of a search's `search_fix`, which stride over the needles: one workgroup per
@@ -388,12 +382,16 @@ mod tests {
         assert!(!search_by_tiles(100, 0));
         assert!(search_by_tiles(0, 1));
         // H100 (1024 invocations, 48 KiB) and WebGPU's defaults (256, 16 KiB).
-        assert_eq!(search_shape(4, 1024, 49152), Some((256, 5)));
-        assert_eq!(search_shape(4, 256, 16384), Some((256, 5)));
-        assert_eq!(search_shape(8, 256, 16384), Some((256, 5)));
-        assert_eq!(search_shape(8, 256, 12288), Some((256, 3)));
-        assert_eq!(search_shape(8, 256, 4096), None);
-        assert_eq!(search_shape(4, 128, 16384), None);
+        // A tile of keys and a word per key, within (invocations, bytes).
+        let fits = |key: u32, invocations: u32, memory: u32| {
+            move |(w, items): Shape| w <= invocations && w * items * (key + 4) <= memory
+        };
+        assert_eq!(search_shape(fits(4, 1024, 49152)), Some((256, 5)));
+        assert_eq!(search_shape(fits(4, 256, 16384)), Some((256, 5)));
+        assert_eq!(search_shape(fits(8, 256, 16384)), Some((256, 5)));
+        assert_eq!(search_shape(fits(8, 256, 12288)), Some((256, 3)));
+        assert_eq!(search_shape(fits(8, 256, 4096)), None);
+        assert_eq!(search_shape(fits(4, 128, 16384)), None);
     }
 
     #[test]
