@@ -38,6 +38,8 @@ const PREFIXES: u32 = 64u;
 
 override WORKGROUP_SIZE: u32 = 256u;
 override EXCLUSIVE: bool = false;
+// MODE beside lib/look_back.wgsl's two: reduce-then-scan, which takes no look-back.
+const MODE_PREFIXES: u32 = 0u;
 
 // vec4s per invocation: a tile holds WORKGROUP_SIZE * 16 elements.
 const VECS: u32 = 4u;

@@ -86,6 +86,18 @@ pub(crate) struct Call<'a> {
     pub(crate) output_room: usize,
 }
 
+/// The longest piece a slice form in pieces may take, from its options' `max_piece_len` where
+/// the device allows `device_max` elements.
+pub(crate) fn piece_len(max_piece_len: Option<usize>, device_max: usize) -> Result<usize, Error> {
+    match max_piece_len {
+        Some(0) => Err(Error::InvalidOptions(
+            "max_piece_len must be positive".into(),
+        )),
+        Some(len) => Ok(len.min(device_max)),
+        None => Ok(device_max),
+    }
+}
+
 impl<'a> Call<'a> {
     /// A call of one piece with room for `output_len` output elements; add its inputs (each
     /// whole) with [`Call::whole_input`] and its outputs with [`Call::output`].

@@ -110,13 +110,7 @@ impl MergeOptions {
 
     /// The longest piece a merge in pieces may take where the device allows `device_max` keys.
     pub(crate) fn piece_len(&self, device_max: usize) -> Result<usize, Error> {
-        match self.max_piece_len {
-            Some(0) => Err(Error::InvalidOptions(
-                "max_piece_len must be positive".into(),
-            )),
-            Some(len) => Ok(len.min(device_max)),
-            None => Ok(device_max),
-        }
+        host::piece_len(self.max_piece_len, device_max)
     }
 }
 

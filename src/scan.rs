@@ -141,11 +141,7 @@ impl Operator {
     }
 
     fn specialization(self, vec4: bool, scan: Option<(u32, ScanKind)>) -> Specialization {
-        let lanes = if self.subgroups {
-            "lib/workgroup_scan/subgroups"
-        } else {
-            "lib/workgroup_scan/plain"
-        };
+        let lanes = lanes_module(self.subgroups);
         let io = if vec4 {
             "lib/scan_io/vec4"
         } else {
@@ -172,14 +168,29 @@ impl Operator {
 
     /// Workgroup memory of the scan kernels.
     fn workgroup_memory(self, scan: bool) -> u64 {
-        let workgroup = u64::from(self.workgroup);
-        let lanes = if self.subgroups {
-            // Lanes taken, three words per group base, and the total.
-            4 + workgroup * 12 + 4
-        } else {
-            workgroup * 16
-        };
+        let lanes = lanes_memory(self.subgroups, self.workgroup);
         lanes + if scan { look_back::WORKGROUP_MEMORY } else { 0 }
+    }
+}
+
+/// The workgroup scan (`lanes`) that scan.wgsl, reduce.wgsl and lib/select.wgsl import: with
+/// subgroup operations or in workgroup memory.
+pub(crate) fn lanes_module(subgroups: bool) -> &'static str {
+    if subgroups {
+        "lib/workgroup_scan/subgroups"
+    } else {
+        "lib/workgroup_scan/plain"
+    }
+}
+
+/// Bytes of workgroup memory of the `lanes` module in a workgroup of `workgroup` invocations.
+pub(crate) fn lanes_memory(subgroups: bool, workgroup: u32) -> u64 {
+    let workgroup = u64::from(workgroup);
+    if subgroups {
+        // Lanes taken, three words per group base, and the total.
+        4 + workgroup * 12 + 4
+    } else {
+        workgroup * 16
     }
 }
 
@@ -238,11 +249,16 @@ fn temporaries(
 }
 
 impl Gpu {
+    /// Whether the workgroup scan of a workgroup of `workgroup` invocations may use subgroups:
+    /// the device has them, and a workgroup fills its subgroups
+    /// (lib/workgroup_scan/subgroups.wgsl; an adapter that reports no size, 0, is taken at
+    /// WebGPU's word: at most 128).
+    pub(crate) fn subgroups_fill(&self, workgroup: u32) -> bool {
+        self.has_subgroups() && self.adapter_info().subgroup_max_size <= workgroup
+    }
+
     /// Whether to use subgroups, and the scan strategy, for `options`.
     fn scan_choice(&self, options: &ScanOptions) -> Result<(bool, ScanStrategy), Error> {
-        // A workgroup must fill its subgroups (lib/workgroup_scan/subgroups.wgsl); an adapter
-        // that reports nothing (0) is taken at WebGPU's word: at most 128.
-        let fits = self.adapter_info().subgroup_max_size <= SCAN_SHAPE.0;
         let subgroups = match options.subgroups {
             Some(true) if !self.has_subgroups() => {
                 return Err(Error::Unsupported(
@@ -250,7 +266,7 @@ impl Gpu {
                 ))
             }
             Some(on) => on,
-            None => self.has_subgroups() && fits,
+            None => self.subgroups_fill(SCAN_SHAPE.0),
         };
         let strategy = match options.strategy {
             Some(ScanStrategy::LookBack) if !self.has_forward_progress() => {

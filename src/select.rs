@@ -10,6 +10,7 @@ use crate::host::{self, Call, Piece, PieceWork, Recorded};
 use crate::key::{move_values_module, Key, KeyType};
 use crate::look_back::{self, LookBack};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
+use crate::scan::{lanes_memory, lanes_module};
 use crate::scratch::Scratch;
 use crate::{Error, Gpu};
 
@@ -47,8 +48,8 @@ pub struct KeptValueBuffers<'a> {
 struct SelectParams {
     len: u32,
     tiles: u32,
-    count_at: u32,
     other_len: u32,
+    _pad: u32,
 }
 
 /// How a selection runs on a device: whether its lanes scan with subgroups, and its look-back.
@@ -70,11 +71,7 @@ impl SelectConfig {
         value_size: u32,
     ) -> Specialization {
         let (values, mut constants) = move_values_module(value_size);
-        let lanes = if self.subgroups {
-            "lib/workgroup_scan/subgroups"
-        } else {
-            "lib/workgroup_scan/plain"
-        };
+        let lanes = lanes_module(self.subgroups);
         constants.push(("WORKGROUP_SIZE", self.workgroup));
         constants.extend(self.look_back.constants());
         constants.extend(op.constants.iter().copied());
@@ -93,13 +90,7 @@ impl SelectConfig {
 
     /// Workgroup memory of a selection kernel.
     fn workgroup_memory(self) -> u64 {
-        let workgroup = u64::from(self.workgroup);
-        let lanes = if self.subgroups {
-            // Lanes taken, three words per group base, and the total.
-            4 + workgroup * 12 + 4
-        } else {
-            workgroup * 16
-        };
+        let lanes = lanes_memory(self.subgroups, self.workgroup);
         // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
         lanes + look_back::WORKGROUP_MEMORY + 1024 * 4 + 4
     }
@@ -151,7 +142,7 @@ impl Gpu {
             crate::tuning::select_workgroup(limits.max_compute_invocations_per_workgroup);
         SelectConfig {
             workgroup,
-            subgroups: self.has_subgroups() && self.adapter_info().subgroup_max_size <= workgroup,
+            subgroups: self.subgroups_fill(workgroup),
             look_back: self.default_look_back(),
         }
     }
@@ -182,8 +173,8 @@ impl Gpu {
         let params = SelectParams {
             len: len as u32,
             tiles: tiles as u32,
-            count_at: 0,
             other_len: buffers.other.map_or(0, |(_, n)| n as u32),
+            _pad: 0,
         };
         let params = self.uniform("wgmerge select params", bytemuck::bytes_of(&params));
         let placeholder = scratch.placeholder();

@@ -310,21 +310,20 @@ impl Gpu {
                 max,
             });
         }
-        let limits = self.device.limits();
-        let memory = u64::from(limits.max_compute_workgroup_storage_size);
-        let invocations = limits.max_compute_invocations_per_workgroup;
-        let shape = tuning::set_shape(|shape| {
-            shape.0 <= invocations && workgroup_memory(shape, key) <= memory
-        })
-        .ok_or_else(|| {
-            Error::Unsupported(format!(
-                "a set operation on {} keys needs {} bytes of workgroup memory; this device \
-                 allows {memory}",
-                key.name(),
-                workgroup_memory(tuning::SET_SHAPE, key)
-            ))
-        })?;
-        self.check_shape(shape)?;
+        // The device's own checks decide what fits; where nothing does, the smallest shape's
+        // error says why.
+        let what = format!("a set operation on {} keys", key.name());
+        let check = |shape| {
+            self.check_shape(shape)?;
+            self.check_workgroup_memory(workgroup_memory(shape, key), &what)
+        };
+        let shape = match tuning::set_shape(|shape| check(shape).is_ok()) {
+            Some(shape) => shape,
+            None => {
+                check(tuning::SMALLEST_SET_SHAPE)?;
+                return Err(Error::Unsupported(what));
+            }
+        };
         self.check_storage_buffers(&SET_TILES, value_size > 0)?;
         let tile = shape.0 * shape.1;
         let tiles = len.div_ceil(tile as usize);
@@ -441,15 +440,7 @@ impl Gpu {
         if m + n == 0 {
             return Ok(0);
         }
-        let most = match options.max_piece_len {
-            Some(0) => {
-                return Err(Error::InvalidOptions(
-                    "max_piece_len must be positive".into(),
-                ))
-            }
-            Some(len) => len.min(self.max_set_len(K::TYPE, value_size)),
-            None => self.max_set_len(K::TYPE, value_size),
-        };
+        let most = host::piece_len(options.max_piece_len, self.max_set_len(K::TYPE, value_size))?;
         let cuts = set_pieces(a, b, most, options)?;
         let key_size = K::TYPE.size() as usize;
         let mut call = Call {

@@ -181,10 +181,13 @@ pub(crate) const SET_SHAPE: Shape = (256, 11);
 /// tiles of the same workgroup (WebGPU's default 16 KiB takes 256 x 5 for 32-bit keys and 256 x 4
 /// for 64-bit ones), or None.
 pub(crate) fn set_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
-    [SET_SHAPE, (256, 5), (256, 4), (256, 3)]
+    [SET_SHAPE, (256, 5), (256, 4), SMALLEST_SET_SHAPE]
         .into_iter()
         .find(|&s| fits(s))
 }
+
+/// The last shape set_shape tries.
+pub(crate) const SMALLEST_SET_SHAPE: Shape = (256, 3);
 
 /// Rounds of 256 keys each workgroup of radix sort ranks per tile (tiles of 2048), and its
 /// ceiling (`MAX_ROUNDS` in radix_sort.wgsl). Runs 60, 62 and 65 on the H100 tried 8, 12 and 16

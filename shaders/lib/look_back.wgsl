@@ -27,8 +27,6 @@ override MODE: u32 = 1u;
 // predecessor's reduction itself.
 override SPINS: u32 = 64u;
 
-// MODE_PREFIXES is scan.wgsl's reduce-then-scan, which takes no look-back.
-const MODE_PREFIXES: u32 = 0u;
 const MODE_FALLBACK: u32 = 1u;
 const MODE_LOOK_BACK: u32 = 2u;
 const READY: u32 = 0x10000u;

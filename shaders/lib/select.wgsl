@@ -19,16 +19,16 @@
 struct SelectParams {
     len: u32,
     tiles: u32,
-    // Word of `count` that receives the number kept.
-    count_at: u32,
     // The length of a second input, where the importer binds one (the key filter's B).
     other_len: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: SelectParams;
 @group(0) @binding(1) var<storage, read> keys_in: array<Key>;
 @group(0) @binding(2) var<storage, read_write> keys_out: array<Key>;
 @group(0) @binding(3) var<storage, read_write> state: array<atomic<u32>>;
+// count[0] receives the number kept.
 @group(0) @binding(7) var<storage, read_write> count: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 256u;
@@ -109,7 +109,7 @@ fn select_tile(lid: u32) {
     if tile >= params.tiles {
         // The host dispatches one workgroup for no keys, to write the count.
         if params.tiles == 0u && tile == 0u && lid == 0u {
-            count[params.count_at] = 0u;
+            count[0] = 0u;
         }
         return;
     }
@@ -151,6 +151,6 @@ fn select_tile(lid: u32) {
         workgroupBarrier();
     }
     if tile + 1u == params.tiles && lid == 0u {
-        count[params.count_at] = prefix + kept;
+        count[0] = prefix + kept;
     }
 }
