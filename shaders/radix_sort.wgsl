@@ -11,10 +11,15 @@
 //    lib/radix_rank/masks.wgsl without subgroups, lib/radix_rank/subgroups.wgsl with them),
 //    sorts them by digit in workgroup memory, and writes them out in that order, so the keys of
 //    one digit leave as one run of consecutive places (about TILE / 256 keys). A digit's first
-//    place is its group's plus its `within`. (This scatter does not test for a pass whose digit
-//    is the same for every key: reading the scanned counts before ranking cost every sort 5-9%,
-//    run 78, as each workgroup waited for them. The single sweep, which reads its counts anyway,
-//    copies such a pass: one_digit, copy_tile.)
+//    place is its group's plus its `within`.
+//
+// A pass whose digit is the same for every key only copies its tiles (CUB's short circuit): its
+// stable scatter would be the identity. The histogram records the pass's lowest and highest
+// digit (`digit_range`, one atomic per workgroup each), and the scatter reads them as a uniform
+// before ranking. (Each scatter workgroup reading every digit's scanned total instead cost every
+// sort 5-9%, run 78; skipping such passes outright, with the buffer each later pass reads chosen
+// on the GPU, bound both buffers read-write and cost 34%, run 97.) The single sweep, which reads
+// its counts anyway, decides from them: one_digit.
 //
 // Groups of tiles keep the scanned histograms to 256 words a group: one word per (digit, tile),
 // written and read scattered and scanned, moved as many bytes as the keys (run 63). The scatter
@@ -60,6 +65,10 @@ struct RadixParams {
 @group(0) @binding(3) var<storage, read_write> counts: array<u32>;
 @group(0) @binding(6) var<storage, read> offsets: array<u32>;
 @group(0) @binding(7) var<storage, read_write> within: array<u32>;
+// Each pass's digit range, as (highest digit + 1, RADIX - lowest digit) at words 4p and 4p + 1
+// (0 where the pass has no keys): written by the histogram, read as `pass_range` by the scatter.
+@group(0) @binding(13) var<storage, read_write> digit_range: array<atomic<u32>>;
+@group(0) @binding(14) var<uniform> pass_range: array<vec4<u32>, SWEEP_PASSES>;
 
 // Sorting in descending order: each digit is complemented.
 override DESCENDING: bool = false;
@@ -124,6 +133,8 @@ fn tile_span(tile: u32) -> vec2<u32> {
 }
 
 var<workgroup> wg_histogram: array<atomic<u32>, RADIX>;
+// The workgroup's part of digit_range.
+var<workgroup> wg_range: array<atomic<u32>, 2>;
 
 // The tiles of workgroup `group`.
 fn group_tiles(group: u32) -> vec2<u32> {
@@ -140,6 +151,9 @@ fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         return;
     }
     atomicStore(&wg_histogram[lid], 0u);
+    if lid < 2u {
+        atomicStore(&wg_range[lid], 0u);
+    }
     own_base = lid;
     own_step = WORKGROUP_SIZE;
     let tiles = group_tiles(group);
@@ -160,6 +174,14 @@ fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         before += atomicExchange(&wg_histogram[lid], 0u);
     }
     counts[lid * params.groups + group] = before;
+    if before > 0u {
+        atomicMax(&wg_range[0], lid + 1u);
+        atomicMax(&wg_range[1], RADIX - lid);
+    }
+    workgroupBarrier();
+    if lid < 2u {
+        atomicMax(&digit_range[params.pass_index * 4u + lid], atomicLoad(&wg_range[lid]));
+    }
 }
 
 // Per digit: its first slot in the tile sorted by digit.
@@ -238,12 +260,18 @@ fn one_digit(total: u32, lid: u32) -> bool {
     return one;
 }
 
-// A pass whose digit is the same for every key: the tile's keys (and values) stay in place.
+// A pass whose digit is the same for every key: the tile's keys (and values) stay in place (an
+// argsort's first pass writes each key's index). Every key is loaded before any is stored, so
+// that all loads are in flight at once: the compiler may not move a load above a store to
+// another binding.
 fn copy_tile(span: vec2<u32>, lid: u32) {
+    own_base = lid;
+    own_step = WORKGROUP_SIZE;
+    load_own_keys(span);
     for (var round = 0u; round < ROUNDS; round++) {
-        let slot = round * WORKGROUP_SIZE + lid;
+        let slot = own_slot(round);
         if slot < span.y {
-            keys_out[span.x + slot] = keys_in[span.x + slot];
+            keys_out[span.x + slot] = own_keys[round];
             move_value(span.x + slot, span.x + slot);
         }
     }
@@ -257,9 +285,15 @@ fn radix_scatter(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     if tile >= params.tiles {
         return;
     }
+    let span = tile_span(tile);
+    // One digit holds every key where the highest is the lowest.
+    let range = pass_range[params.pass_index];
+    if range.x + range.y == RADIX + 1u {
+        copy_tile(span, lid);
+        return;
+    }
     let group = tile / params.tiles_per_group;
     let first = offsets[lid * params.groups + group] + within[tile * RADIX + lid];
-    let span = tile_span(tile);
     rank_tile(span, lid);
     scatter_tile(span, lid, first);
 }

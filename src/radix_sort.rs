@@ -4,7 +4,8 @@
 //! scatter; no workgroup waits on another. Single sweep: one histogram of every pass's digits,
 //! then each pass one scatter whose tiles look back for their digits' places, with a decoupled
 //! fallback. The passes go back and forth between the keys' two buffers (and the values');
-//! [`Gpu::record_radix_sort`] says which one holds the result.
+//! [`Gpu::record_radix_sort`] says which one holds the result. A pass whose digit is the same
+//! for every key only copies (CUB's short circuit), as its counts say on the GPU.
 
 use std::ops::Range;
 
@@ -24,7 +25,7 @@ use crate::{Error, Gpu};
 pub(crate) static RADIX_HISTOGRAM: Kernel = Kernel {
     file: "radix_sort",
     entry: "radix_histogram",
-    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE), (7, WRITE)],
+    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE), (7, WRITE), (13, WRITE)],
     value_bindings: &[],
 };
 
@@ -32,7 +33,14 @@ pub(crate) static RADIX_HISTOGRAM: Kernel = Kernel {
 pub(crate) static RADIX_SCATTER: Kernel = Kernel {
     file: "radix_sort",
     entry: "radix_scatter",
-    bindings: &[(0, UNIFORM), (1, READ), (2, WRITE), (6, READ), (7, WRITE)],
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (2, WRITE),
+        (6, READ),
+        (7, WRITE),
+        (14, UNIFORM),
+    ],
     value_bindings: &[(4, READ), (5, WRITE)],
 };
 
@@ -40,7 +48,14 @@ pub(crate) static RADIX_SCATTER: Kernel = Kernel {
 pub(crate) static RADIX_HISTOGRAM_COUNTED: Kernel = Kernel {
     file: "radix_sort",
     entry: "radix_histogram",
-    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE), (7, WRITE), (8, READ)],
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (3, WRITE),
+        (7, WRITE),
+        (8, READ),
+        (13, WRITE),
+    ],
     value_bindings: &[],
 };
 pub(crate) static RADIX_SCATTER_COUNTED: Kernel = Kernel {
@@ -53,6 +68,7 @@ pub(crate) static RADIX_SCATTER_COUNTED: Kernel = Kernel {
         (6, READ),
         (7, WRITE),
         (8, READ),
+        (14, UNIFORM),
     ],
     value_bindings: &[(4, READ), (5, WRITE)],
 };
@@ -215,6 +231,8 @@ const WITHIN: usize = 47;
 /// The single sweep's counts and tickets, and the tiles' status of even and odd passes.
 const SWEEP_COUNTS: usize = 48;
 const SWEEP_STATUS: [usize; 2] = [49, 50];
+/// Reduce-then-scan's digit range of each pass (a vec4 each).
+const DIGIT_RANGE: usize = 53;
 /// `SWEEP_PASSES` in radix_sort.wgsl: most passes of one sort (8 digits and one more).
 const SWEEP_PASSES: usize = 9;
 
@@ -600,6 +618,15 @@ impl Gpu {
         let words = plan.groups * RADIX;
         let reduce_then_scan = sweep.is_none().then(|| {
             let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+            let digit_range = scratch.temporary(
+                &self.device,
+                DIGIT_RANGE,
+                (SWEEP_PASSES * 16) as u64,
+                wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::UNIFORM
+                    | wgpu::BufferUsages::COPY_DST,
+            );
+            encoder.clear_buffer(&digit_range, 0, None);
             // A multiple of 4 words: the scan reads them as whole vec4s.
             (
                 scratch.temporary(&self.device, COUNTS, words as u64 * 4, usage),
@@ -610,6 +637,7 @@ impl Gpu {
                     (plan.tiles * RADIX) as u64 * 4,
                     wgpu::BufferUsages::STORAGE,
                 ),
+                digit_range,
             )
         });
         for (pass, &digit) in passes.iter().enumerate() {
@@ -623,7 +651,7 @@ impl Gpu {
                     whole(11, &status[1 - pass % 2]),
                 ]);
             }
-            if let Some((counts, offsets, within)) = &reduce_then_scan {
+            if let Some((counts, offsets, within, digit_range)) = &reduce_then_scan {
                 let within_entry = wgpu::BindGroupEntry {
                     binding: 7,
                     resource: bind_elements(within, 0, plan.tiles * RADIX, 4, placeholder),
@@ -636,6 +664,7 @@ impl Gpu {
                         resource: bind_elements(counts, 0, words, 4, placeholder),
                     },
                     within_entry.clone(),
+                    whole(13, digit_range),
                 ];
                 histogram_entries.extend(key_count.clone());
                 let counted = self.bind_group(kernels.histogram, false, &histogram_entries);
@@ -656,6 +685,7 @@ impl Gpu {
                         resource: bind_elements(offsets, 0, words, 4, placeholder),
                     },
                     within_entry,
+                    whole(14, digit_range),
                 ]);
             }
             // An argsort's first pass writes the indices, reading no values.
@@ -719,7 +749,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                         kernel: kernels.histogram,
                         specialization: specialization.clone(),
                         workgroup_memory: match strategy {
-                            RadixStrategy::ReduceThenScan => (RADIX * 4) as u64,
+                            RadixStrategy::ReduceThenScan => (RADIX * 4 + 8) as u64,
                             RadixStrategy::SingleSweep => SWEEP_HISTOGRAM_MEMORY,
                         },
                     });
