@@ -39,7 +39,9 @@ const ROW_KEYS: u32 = 4u;
 // Per row of the invocation's keys, a bit for each key kept.
 var<private> kept_bits: vec4<u32>;
 
-// Places of the tile's output staged at once: the source of each kept key.
+// Places of the tile's output staged at once: the source of each kept key. Runs 100-101, dedup
+// of 2^28 keys on the H100 in 512 x 16 tiles: 1.00 ms at 1024, 1.13 at 512, 1.51 at 256, 1.39
+// at 4096, 2.37 at 8192 (the whole tile in one chunk).
 const STAGE: u32 = 1024u;
 var<workgroup> wg_sources: array<u32, STAGE>;
 var<workgroup> wg_kept: u32;
