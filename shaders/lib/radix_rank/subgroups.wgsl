@@ -95,6 +95,8 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
             digit = digit_of(own_keys[round]);
         }
         var same = select(vec4(0u), subgroupBallot(true), live);
+        // A constant count, so the loop unrolls: skipping the ninth ballot in full tiles made
+        // the bound a variable and the sort 28% slower (run 102).
         for (var b = 0u; b < 9u; b++) {
             let one = ((digit >> b) & 1u) == 1u;
             let votes = subgroupBallot(one);
