@@ -45,7 +45,9 @@ pub struct SortOptions {
     /// Radix sort only: sort on these bits of each key's order-preserving bit pattern
     /// ([`Key::order_bits`]; CUB's `begin_bit..end_bit`), keeping the input order of keys equal
     /// there. `None` sorts on all of them. A range beyond the key's bits is
-    /// [`Error::InvalidOptions`].
+    /// [`Error::InvalidOptions`]. Fewer bits mean fewer passes. A pass over 8 bits that are the
+    /// same in every key (keys below 2^16 in `u32`s, say) is not sorted, only counted and
+    /// copied; naming the bits that vary saves even that.
     pub bits: Option<Range<u32>>,
     /// Radix sort only: whether to rank keys with subgroup ballots (lib/radix_rank/subgroups)
     /// or with lane masks in workgroup memory (lib/radix_rank/masks). `None` takes subgroups
