@@ -160,7 +160,11 @@ impl Operator {
             ]);
         }
         Specialization {
-            params: vec![("lanes", lanes), ("io", io)],
+            params: vec![
+                ("lanes", lanes),
+                ("io", io),
+                ("look_back_window", look_back::window_module(self.subgroups)),
+            ],
             constants,
             with_values: false,
         }
@@ -169,7 +173,12 @@ impl Operator {
     /// Workgroup memory of the scan kernels.
     fn workgroup_memory(self, scan: bool) -> u64 {
         let lanes = lanes_memory(self.subgroups, self.workgroup);
-        lanes + if scan { look_back::WORKGROUP_MEMORY } else { 0 }
+        lanes
+            + if scan {
+                look_back::workgroup_memory(self.subgroups)
+            } else {
+                0
+            }
     }
 }
 

@@ -79,6 +79,7 @@ impl SelectConfig {
             ("key", key.module()),
             ("move_values", values),
             ("lanes", lanes),
+            ("look_back_window", look_back::window_module(self.subgroups)),
         ];
         params.extend(op.params.iter().copied());
         Specialization {
@@ -92,7 +93,7 @@ impl SelectConfig {
     fn workgroup_memory(self) -> u64 {
         let lanes = lanes_memory(self.subgroups, self.workgroup);
         // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
-        lanes + look_back::WORKGROUP_MEMORY + 1024 * 4 + 4
+        lanes + look_back::workgroup_memory(self.subgroups) + 1024 * 4 + 4
     }
 
     /// Keys of one tile.

@@ -93,6 +93,8 @@ struct SetKernel {
     value_size: u32,
     shape: Shape,
     look_back: LookBack,
+    /// Whether the look-back's window is one subgroup's.
+    subgroups: bool,
 }
 
 impl SetKernel {
@@ -109,6 +111,7 @@ impl SetKernel {
             params: vec![
                 ("key", self.key.module()),
                 ("values", values_module(self.value_size)),
+                ("look_back_window", look_back::window_module(self.subgroups)),
             ],
             constants,
             with_values: self.value_size > 0,
@@ -117,10 +120,12 @@ impl SetKernel {
 }
 
 /// Bytes of workgroup memory of `set_tiles`: a tile of keys and its slots, a word per
-/// invocation for the scan of their counts, and the look-back's.
-fn workgroup_memory((workgroup, items): Shape, key: KeyType) -> u64 {
+/// invocation for the scan of their counts, and the look-back's (with or without subgroups).
+fn workgroup_memory((workgroup, items): Shape, key: KeyType, subgroups: bool) -> u64 {
     let tile = u64::from(workgroup) * u64::from(items);
-    tile * (u64::from(key.size()) + 4) + u64::from(workgroup) * 4 + look_back::WORKGROUP_MEMORY
+    tile * (u64::from(key.size()) + 4)
+        + u64::from(workgroup) * 4
+        + look_back::workgroup_memory(subgroups)
 }
 
 impl Gpu {
@@ -315,7 +320,8 @@ impl Gpu {
         let what = format!("a set operation on {} keys", key.name());
         let check = |shape| {
             self.check_shape(shape)?;
-            self.check_workgroup_memory(workgroup_memory(shape, key), &what)
+            let subgroups = self.subgroups_fill(shape.0);
+            self.check_workgroup_memory(workgroup_memory(shape, key, subgroups), &what)
         };
         let shape = match tuning::set_shape(|shape| check(shape).is_ok()) {
             Some(shape) => shape,
@@ -335,6 +341,7 @@ impl Gpu {
                 value_size,
                 shape,
                 look_back: self.default_look_back(),
+                subgroups: self.subgroups_fill(shape.0),
             },
             a_len,
             b_len,
@@ -643,7 +650,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         for key in KeyType::ALL {
             for order in [Order::Ascending, Order::Descending] {
                 for value_size in [0, 4, 8] {
-                    for wait in [false, true] {
+                    for (wait, subgroups) in [(false, false), (true, true)] {
                         let kernel = SetKernel {
                             operation,
                             key,
@@ -654,11 +661,12 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                                 wait,
                                 spins: look_back::SPINS,
                             },
+                            subgroups,
                         };
                         out.push(crate::kernel_tests::Configuration {
                             kernel: &SET_TILES,
                             specialization: kernel.specialization(),
-                            workgroup_memory: workgroup_memory(tuning::SET_SHAPE, key),
+                            workgroup_memory: workgroup_memory(tuning::SET_SHAPE, key, subgroups),
                         });
                     }
                 }
@@ -698,7 +706,11 @@ mod tests {
         let room: Vec<u32> = vec![0; m + n];
         let (out_keys, out_values) = (upload(&room), upload(&room));
         let scratch = gpu.create_scratch();
-        for operation in SetOperation::ALL {
+        let windows = [false, gpu.subgroups_fill(tuning::SET_SHAPE.0)];
+        let runs = SetOperation::ALL
+            .into_iter()
+            .flat_map(|op| windows.map(|w| (op, w)));
+        for (operation, subgroups) in runs {
             let (want_keys, want_values) = crate::cpu::set_operation_pairs_ordered(
                 operation,
                 &a,
@@ -714,6 +726,7 @@ mod tests {
                 wait: false,
                 spins: 0,
             };
+            plan.kernel.subgroups = subgroups;
             let arrays = SetArrays {
                 a: &a_keys,
                 b: &b_keys,
@@ -731,10 +744,11 @@ mod tests {
             ];
             let got = submit_and_read(&gpu, encoder, &parts);
             let kept = got[2 * (m + n)] as usize;
-            assert_eq!(kept, want_keys.len(), "{operation:?}: count");
-            assert!(got[..kept] == want_keys[..], "{operation:?}: keys");
+            let what = format!("{operation:?}, subgroups {subgroups}");
+            assert_eq!(kept, want_keys.len(), "{what}: count");
+            assert!(got[..kept] == want_keys[..], "{what}: keys");
             let values = &got[m + n..m + n + kept];
-            assert!(values == &want_values[..], "{operation:?}: values");
+            assert!(values == &want_values[..], "{what}: values");
         }
     }
 }

@@ -19,8 +19,14 @@
 // in [3 + 4t, 4 + 4t]), and three functions: `look_back_base() -> u32`;
 // `look_back_fallback(tile) -> u32`, tile's reduction from its input as the tile computes it
 // (every invocation calls it); and `look_back_origin() -> u32`, what comes before tile 0.
+//
+// The window of predecessors read at once (`look_back_window`) is read and combined by one
+// subgroup where the adapter has subgroups (lib/look_back_window/subgroups.wgsl: no workgroup
+// barrier a round, as CUB's warp does; run 104: set operations and dedup 12-15% faster, the
+// decoupled fallback's scan 16%), and in workgroup memory otherwise (plain.wgsl).
 
 #import lib/scan_op
+#import look_back_window
 
 override MODE: u32 = 1u;
 // Look-back rounds that find nothing new before MODE_FALLBACK computes the nearest unpublished
@@ -35,6 +41,11 @@ var<workgroup> wg_tile: u32;
 var<workgroup> wg_look: u32;
 var<workgroup> wg_prefix: u32;
 var<workgroup> wg_done: u32;
+// Rounds in a row that found nothing new at wg_look.
+var<workgroup> wg_spins: u32;
+// Whether the last look-back computed a predecessor's reduction itself: an importer whose
+// fallback overwrites its own tile's state in workgroup memory redoes it.
+var<workgroup> wg_fell_back: u32;
 
 // This workgroup's tile, from the counter; every invocation calls it.
 fn take_tile(lid: u32) -> u32 {
@@ -73,65 +84,22 @@ fn publish_first(inclusive: u32, lid: u32) {
     }
 }
 
-// The look-back reads this many predecessors at once, one per invocation (CUB reads a warp's
-// worth): a tile's prefix is usually a few tiles back, behind tiles still running.
-const WINDOW: u32 = 32u;
+// What tile t has published, as the window reads it: x a KIND, y the value. Tile 0 publishes only
+// its inclusive prefix (reads of its reduction words find nothing). Both values in one round
+// trip.
 const KIND_NONE: u32 = 0u;
 const KIND_REDUCTION: u32 = 1u;
 const KIND_INCLUSIVE: u32 = 2u;
-var<workgroup> wg_window_kind: array<u32, WINDOW>;
-var<workgroup> wg_window_value: array<u32, WINDOW>;
-var<workgroup> wg_spins: u32;
-// Whether the last look-back computed a predecessor's reduction itself: an importer whose
-// fallback overwrites its own tile's state in workgroup memory redoes it.
-var<workgroup> wg_fell_back: u32;
-
-// One round of the look-back: invocations 0..WINDOW read what tiles wg_look, wg_look - 1, ...
-// have published; invocation 0 then combines them into wg_prefix from the nearest on, up to the
-// first inclusive prefix (the look-back is done: wg_done) or the first tile that has published
-// nothing (wg_look moves to it; wg_spins counts rounds that found nothing new).
-fn look_back_round(lid: u32) {
-    let look = wg_look;
-    if lid < WINDOW {
-        var kind = KIND_NONE;
-        var value = 0u;
-        if lid <= look {
-            let t = look - lid;
-            // Both published values in one round trip (tile 0 publishes only its inclusive
-            // prefix, and reads of its reduction words find nothing).
-            let inclusive = read_published(inclusive_word(t));
-            let reduction = read_published(reduction_word(t));
-            if inclusive.x == 1u {
-                kind = KIND_INCLUSIVE;
-                value = inclusive.y;
-            } else if reduction.x == 1u && t > 0u {
-                kind = KIND_REDUCTION;
-                value = reduction.y;
-            }
-        }
-        wg_window_kind[lid] = kind;
-        wg_window_value[lid] = value;
+fn read_predecessor(t: u32) -> vec2<u32> {
+    let inclusive = read_published(inclusive_word(t));
+    let reduction = read_published(reduction_word(t));
+    if inclusive.x == 1u {
+        return vec2(KIND_INCLUSIVE, inclusive.y);
     }
-    workgroupBarrier();
-    if lid == 0u {
-        var j = 0u;
-        loop {
-            if j >= WINDOW || j > look || wg_window_kind[j] == KIND_NONE {
-                break;
-            }
-            wg_prefix = combine(wg_window_value[j], wg_prefix);
-            if wg_window_kind[j] == KIND_INCLUSIVE {
-                wg_done = 1u;
-                break;
-            }
-            j++;
-        }
-        // Tile 0 always ends the window with its inclusive prefix or nothing, so j <= look.
-        if wg_done == 0u {
-            wg_look = look - min(j, look);
-            wg_spins = select(0u, wg_spins + 1u, j == 0u);
-        }
+    if reduction.x == 1u && t > 0u {
+        return vec2(KIND_REDUCTION, reduction.y);
     }
+    return vec2(KIND_NONE, identity());
 }
 
 // The prefix of tile `tile` (> 0), whose reduction is `reduction`, by decoupled look-back; every
@@ -147,32 +115,30 @@ fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
     }
     workgroupBarrier();
     loop {
-        look_back_round(lid);
+        // The window's rounds (look_back_window), until the look-back is done or, in
+        // MODE_FALLBACK, SPINS rounds in a row found nothing new.
+        look_back_rounds(lid);
         if workgroupUniformLoad(&wg_done) == 1u {
             break;
         }
-        if MODE == MODE_FALLBACK && workgroupUniformLoad(&wg_spins) >= SPINS {
-            // Fallback: the unpublished predecessor's reduction, from its input, exactly as it
-            // computes it.
-            let look = workgroupUniformLoad(&wg_look);
-            let fallen_back = look_back_fallback(look);
-            if lid == 0u {
-                wg_prefix = combine(fallen_back, wg_prefix);
-                wg_spins = 0u;
-                wg_fell_back = 1u;
-                if look == 0u {
-                    wg_prefix = combine(look_back_origin(), wg_prefix);
-                    wg_done = 1u;
-                } else {
-                    wg_look = look - 1u;
-                }
-            }
-            if workgroupUniformLoad(&wg_done) == 1u {
-                break;
+        // Fallback: the unpublished predecessor's reduction, from its input, exactly as it
+        // computes it.
+        let look = workgroupUniformLoad(&wg_look);
+        let fallen_back = look_back_fallback(look);
+        if lid == 0u {
+            wg_prefix = combine(fallen_back, wg_prefix);
+            wg_spins = 0u;
+            wg_fell_back = 1u;
+            if look == 0u {
+                wg_prefix = combine(look_back_origin(), wg_prefix);
+                wg_done = 1u;
+            } else {
+                wg_look = look - 1u;
             }
         }
-        // Everyone has read the window before the next round writes it.
-        workgroupBarrier();
+        if workgroupUniformLoad(&wg_done) == 1u {
+            break;
+        }
     }
     let prefix = workgroupUniformLoad(&wg_prefix);
     if lid == 0u {

@@ -11,6 +11,7 @@
 // the web, where a browser compiles the WGSL and would want it, wgmerge does not use subgroups.
 
 #import lib/scan_op
+#import lib/subgroup_reduce
 
 var<private> lane: u32;
 var<private> lanes: u32;
@@ -41,17 +42,6 @@ fn lanes_begin(lid: u32) {
 struct LaneScan {
     exclusive: vec4<u32>,
     total: vec4<u32>,
-}
-
-fn subgroup_reduce4(x: vec4<u32>) -> vec4<u32> {
-    if OPERATOR == OP_SUM {
-        if ELEMENT == ELEMENT_F32 {
-            return bitcast<vec4<u32>>(subgroupAdd(bitcast<vec4<f32>>(x)));
-        }
-        return subgroupAdd(x);
-    }
-    let o = ordered4(x);
-    return unordered4(select(subgroupMax(o), subgroupMin(o), OPERATOR == OP_MIN));
 }
 
 // Exclusive scan of `x` across the subgroup's lanes, four rows at once, and each row's total.
@@ -106,5 +96,5 @@ fn groups_exclusive(total: u32) -> vec2<u32> {
 
 // The combination of every invocation's `x`. Every invocation calls it.
 fn workgroup_reduce(x: u32) -> u32 {
-    return groups_exclusive(subgroup_reduce4(vec4(x)).x).y;
+    return groups_exclusive(subgroup_reduce(x)).y;
 }
