@@ -537,7 +537,16 @@ impl Gpu {
             return Ok(0);
         }
         let kernels = radix_kernels(plan.strategy, plan.counted);
-        let histogram = self.pipeline(kernels.histogram, &plan.specialization)?;
+        let histogram = if plan.strategy == RadixStrategy::SingleSweep {
+            // The histogram's loop over the passes has a constant bound (`HISTOGRAM_PASSES`).
+            let mut counting = plan.specialization.clone();
+            counting
+                .constants
+                .push(("HISTOGRAM_PASSES", passes.len() as u32));
+            self.pipeline(kernels.histogram, &counting)?
+        } else {
+            self.pipeline(kernels.histogram, &plan.specialization)?
+        };
         let scatter = self.pipeline(kernels.scatter, &plan.specialization)?;
         let indexed = match &plan.indexed {
             Some(specialization) => Some(self.pipeline(kernels.indexed, specialization)?),
