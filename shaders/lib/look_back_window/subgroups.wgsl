@@ -27,9 +27,10 @@ fn look_back_rounds(lid: u32) {
         var spins = wg_spins;
         var done = false;
         loop {
-            // Lane i reads tile look - i; lanes beyond tile 0 find nothing.
+            // Lane i reads tile look - i; lanes beyond tile 0 find nothing (nor, with QUIET_SPINS,
+            // lanes beyond the first while rounds find nothing new).
             var read = vec2(KIND_NONE, identity());
-            if lane <= look {
+            if lane <= look && (!QUIET_SPINS || spins == 0u || lane == 0u) {
                 read = read_predecessor(look - lane);
             }
             // The nearest lane without a reduction ends the round (tile 0 always does, with its
