@@ -157,7 +157,6 @@ impl Operator {
                 ("MODE", mode),
                 ("EXCLUSIVE", u32::from(kind == ScanKind::Exclusive)),
                 ("SPINS", self.spins),
-                ("QUIET_SPINS", u32::from(tuning::SCAN_QUIET_LOOK_BACK)),
             ]);
         }
         Specialization {

@@ -265,13 +265,6 @@ pub(crate) fn scan_workgroup(single_pass: bool, max_invocations: u32) -> u32 {
     }
 }
 
-/// Whether a single-pass scan's look-back, while its rounds find nothing new, reads only the
-/// nearest unpublished predecessor instead of its whole window. Run 107 (H100, subgroup window):
-/// scans 4% faster at 2^26 and 2^28 (1.160 -> 1.111 ms), where dedup took 2% longer and set
-/// operations 0.5%, so only scans do (`QUIET_SPINS` in lib/look_back.wgsl). Reading more
-/// predecessors a lane instead (windows of 64 and 128 tiles) was 3-55% slower everywhere.
-pub(crate) const SCAN_QUIET_LOOK_BACK: bool = true;
-
 /// Workgroups of a reduction's first pass for `len` elements of tiles of `tile`: each reduces
 /// whole tiles one after another (more loads in flight per invocation), leaving a few thousand
 /// partial results for the second pass. Run 48 chose 2048 at most.

@@ -32,9 +32,6 @@ override MODE: u32 = 1u;
 // Look-back rounds that find nothing new before MODE_FALLBACK computes the nearest unpublished
 // predecessor's reduction itself.
 override SPINS: u32 = 64u;
-// While rounds find nothing new, read only the nearest unpublished predecessor, not the whole
-// window (less traffic to the state while it waits; tuning::SCAN_QUIET_LOOK_BACK says where).
-override QUIET_SPINS: bool = false;
 
 const MODE_FALLBACK: u32 = 1u;
 const MODE_LOOK_BACK: u32 = 2u;

@@ -13,7 +13,7 @@ fn look_back_round(lid: u32) {
     let look = wg_look;
     if lid < WINDOW {
         var read = vec2(KIND_NONE, 0u);
-        if lid <= look && (!QUIET_SPINS || wg_spins == 0u || lid == 0u) {
+        if lid <= look {
             read = read_predecessor(look - lid);
         }
         wg_window[lid] = read;

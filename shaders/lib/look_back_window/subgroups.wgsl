@@ -1,10 +1,15 @@
-// lib/look_back.wgsl's window with subgroups: the subgroup of invocation 0 reads one predecessor
-// a lane and combines what they published with subgroup operations, round after round with no
-// workgroup barrier (CUB's warp look-back); the rest of the workgroup waits at one barrier.
-// Any subgroup size up to the 128 lanes a ballot holds serves; the subgroup's lanes are numbered
-// by subgroupExclusiveAdd, so their mapping to local_invocation_index does not matter.
+// lib/look_back.wgsl's window with subgroups: the subgroup of invocation 0 reads PER_LANE
+// predecessors a lane and combines what they published with subgroup operations, round after
+// round with no workgroup barrier (CUB's warp look-back); the rest of the workgroup waits at one
+// barrier. Any subgroup size up to the 128 lanes a ballot holds serves; the subgroup's lanes are
+// numbered by subgroupExclusiveAdd, so their mapping to local_invocation_index does not matter.
 
 #import lib/subgroup_reduce
+
+// Predecessors a lane reads a round: 2 and 4 (windows of 64 and 128 tiles) were 3-55% slower
+// than 1 for scans, dedup and set operations (run 107): more reads of the state, not a longer
+// window, is what costs.
+const PER_LANE: u32 = 1u;
 
 // The lowest lane of a ballot, or `none` where it is empty.
 fn window_first(ballot: vec4<u32>, none: u32) -> u32 {
@@ -27,25 +32,52 @@ fn look_back_rounds(lid: u32) {
         var spins = wg_spins;
         var done = false;
         loop {
-            // Lane i reads tile look - i; lanes beyond tile 0 find nothing (nor, with QUIET_SPINS,
-            // lanes beyond the first while rounds find nothing new).
-            var read = vec2(KIND_NONE, identity());
-            if lane <= look && (!QUIET_SPINS || spins == 0u || lane == 0u) {
-                read = read_predecessor(look - lane);
+            // Lane i reads tiles look - PER_LANE * i - j (j < PER_LANE), all before any is used;
+            // lanes beyond tile 0 find nothing. While rounds find nothing new, only the nearest
+            // predecessor is read (run 107: scans 4% faster, dedup 2% and set operations 0.5%
+            // slower; run 109: the same reads without it, or it with one read a lane written
+            // without the arrays, were 1.5% slower than neither for scans).
+            var reads: array<vec2<u32>, PER_LANE>;
+            for (var i = 0u; i < PER_LANE; i++) {
+                let d = lane * PER_LANE + i;
+                reads[i] = vec2(KIND_NONE, identity());
+                if d <= look && (spins == 0u || d == 0u) {
+                    reads[i] = read_predecessor(look - d);
+                }
             }
-            // The nearest lane without a reduction ends the round (tile 0 always does, with its
-            // inclusive prefix or nothing); an inclusive prefix there is taken and ends the
-            // look-back.
-            let stop = window_first(subgroupBallot(read.x != KIND_REDUCTION), width);
-            let inclusive = lane == stop && read.x == KIND_INCLUSIVE;
-            let taken = lane < stop || inclusive;
-            prefix = combine(subgroup_reduce(select(identity(), read.y, taken)), prefix);
-            if subgroupAny(inclusive) {
+            // The lane's reductions up to its first predecessor that is not one, with that one's
+            // inclusive prefix if it is one.
+            var local_stop = PER_LANE;
+            var local_sum = identity();
+            var local_inclusive = false;
+            for (var i = 0u; i < PER_LANE; i++) {
+                if local_stop == PER_LANE {
+                    if reads[i].x == KIND_REDUCTION {
+                        local_sum = combine(reads[i].y, local_sum);
+                    } else {
+                        local_stop = i;
+                        if reads[i].x == KIND_INCLUSIVE {
+                            local_sum = combine(reads[i].y, local_sum);
+                            local_inclusive = true;
+                        }
+                    }
+                }
+            }
+            // The nearest lane holding a predecessor that is not a reduction ends the round (tile 0
+            // always does, with its inclusive prefix or nothing); an inclusive prefix there is
+            // taken and ends the look-back.
+            let stop = window_first(subgroupBallot(local_stop < PER_LANE), width);
+            let taken = lane <= stop;
+            prefix = combine(subgroup_reduce(select(identity(), local_sum, taken)), prefix);
+            if subgroupAny(lane == stop && local_inclusive) {
                 done = true;
                 break;
             }
-            look -= min(stop, look);
-            spins = select(0u, spins + 1u, stop == 0u);
+            // Predecessors consumed: every lane's before the stop lane, and its own before its stop.
+            let stop_at = subgroupShuffle(local_stop, min(stop, width - 1u));
+            let consumed = select(stop * PER_LANE + stop_at, width * PER_LANE, stop == width);
+            look -= min(consumed, look);
+            spins = select(0u, spins + 1u, consumed == 0u);
             if MODE == MODE_FALLBACK && spins >= SPINS {
                 break;
             }
