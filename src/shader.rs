@@ -26,6 +26,7 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/merge_io"),
     wgsl!("lib/merge_path/keys"),
     wgsl!("lib/merge_path/pairs"),
+    wgsl!("lib/ballot"),
     wgsl!("lib/look_back"),
     wgsl!("lib/look_back_window/plain"),
     wgsl!("lib/look_back_window/subgroups"),

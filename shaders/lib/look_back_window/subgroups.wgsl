@@ -4,22 +4,13 @@
 // barrier. Any subgroup size up to the 128 lanes a ballot holds serves; the subgroup's lanes are
 // numbered by subgroupExclusiveAdd, so their mapping to local_invocation_index does not matter.
 
+#import lib/ballot
 #import lib/subgroup_reduce
 
 // Predecessors a lane reads a round: 2 and 4 (windows of 64 and 128 tiles) were 3-55% slower
 // than 1 for scans, dedup and set operations (run 107): more reads of the state, not a longer
 // window, is what costs.
 const PER_LANE: u32 = 1u;
-
-// The lowest lane of a ballot, or `none` where it is empty.
-fn window_first(ballot: vec4<u32>, none: u32) -> u32 {
-    for (var i = 0u; i < 4u; i++) {
-        if ballot[i] != 0u {
-            return 32u * i + firstTrailingBit(ballot[i]);
-        }
-    }
-    return none;
-}
 
 // Rounds until the look-back is done or, in MODE_FALLBACK, SPINS rounds in a row found nothing
 // new; every invocation calls it (it holds a barrier).
@@ -66,7 +57,7 @@ fn look_back_rounds(lid: u32) {
             // The nearest lane holding a predecessor that is not a reduction ends the round (tile 0
             // always does, with its inclusive prefix or nothing); an inclusive prefix there is
             // taken and ends the look-back.
-            let stop = window_first(subgroupBallot(local_stop < PER_LANE), width);
+            let stop = ballot_first(subgroupBallot(local_stop < PER_LANE), width);
             let taken = lane <= stop;
             prefix = combine(subgroup_reduce(select(identity(), local_sum, taken)), prefix);
             if subgroupAny(lane == stop && local_inclusive) {

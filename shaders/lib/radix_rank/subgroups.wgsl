@@ -12,6 +12,8 @@
 // is its first lane over its size. Lanes are numbered by subgroupExclusiveAdd, so the mapping of
 // subgroups to local_invocation_index does not matter. Ballots hold up to 128 lanes (vec4).
 
+#import lib/ballot
+
 // Subgroups of a workgroup, and the words of a ballot they fill (lanes / 32, rounded up): the
 // others are zero, and masking them so lets the driver drop their work (three quarters of the
 // match for subgroups of 32).
@@ -45,15 +47,6 @@ fn lanes_below(lane: u32) -> vec4<u32> {
 fn ballot_count(ballot: vec4<u32>) -> u32 {
     let bits = countOneBits(ballot);
     return bits.x + bits.y + bits.z + bits.w;
-}
-
-fn ballot_first(ballot: vec4<u32>) -> u32 {
-    for (var i = 0u; i < 4u; i++) {
-        if ballot[i] != 0u {
-            return 32u * i + firstTrailingBit(ballot[i]);
-        }
-    }
-    return 0u;
 }
 
 fn row_word(row: u32, digit: u32) -> u32 {
@@ -109,7 +102,7 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
             let counts = atomicAdd(&wg_rows[row_word(row, digit)], ballot_count(same) << shift);
             before = (counts >> shift) & 0xffffu;
         }
-        before = subgroupShuffle(before, ballot_first(same));
+        before = subgroupShuffle(before, ballot_first(same, 0u));
         own_digits[round] = digit & (RADIX - 1u);
         own_ranks[round] = select(NO_KEY, before + lower, valid);
     }
