@@ -399,12 +399,17 @@ impl Gpu {
             ],
         );
         let pipeline = self.pipeline(&SCAN, &operator.specialization(vec4, Some((mode, kind))))?;
+        let groups = if mode == MODE_PREFIXES {
+            tiles as u32
+        } else {
+            tuning::scan_single_pass_groups(tiles, operator.workgroup)
+        };
         dispatch(
             encoder,
             "scan",
             &pipeline,
             &bind_group,
-            self.dispatch_shape(tiles as u32)?,
+            self.dispatch_shape(groups)?,
         );
         Ok(())
     }

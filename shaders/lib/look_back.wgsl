@@ -9,7 +9,9 @@
 //   known to give forward progress.
 //
 // Tiles must take their index from the module's counter, so a tile's predecessors have all
-// started before it. A published value is a 32-bit word split in two 16-bit halves, each with a
+// started before it. A workgroup may take several tiles, in turn (scan.wgsl takes the next before
+// it waits on this one's predecessors): each waits only on smaller tiles, so the smallest tile not
+// yet done is always free to finish. A published value is a 32-bit word split in two 16-bit halves, each with a
 // ready bit in its own atomic word: WGSL's atomics are relaxed, so a value is read only from
 // words that carry their own readiness. Each word is written once per pass (the host zeroes
 // `state` first), so two ready halves always belong to one value.
@@ -105,6 +107,14 @@ fn read_predecessor(t: u32) -> vec2<u32> {
 // The prefix of tile `tile` (> 0), whose reduction is `reduction`, by decoupled look-back; every
 // invocation calls it. Publishes the tile's inclusive prefix.
 fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
+    look_back_start(tile, reduction, lid);
+    return look_back_finish(tile, reduction, lid);
+}
+
+// look_back in two halves, for an importer that issues other work (the next tile's loads) between
+// publishing its reduction and waiting on its predecessors: the start publishes, the finish waits
+// and publishes the inclusive prefix. Every invocation calls both.
+fn look_back_start(tile: u32, reduction: u32, lid: u32) {
     if lid == 0u {
         publish(reduction_word(tile), reduction);
         wg_look = tile - 1u;
@@ -113,6 +123,9 @@ fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
         wg_spins = 0u;
         wg_fell_back = 0u;
     }
+}
+
+fn look_back_finish(tile: u32, reduction: u32, lid: u32) -> u32 {
     workgroupBarrier();
     loop {
         // The window's rounds (look_back_window), until the look-back is done or, in
