@@ -216,6 +216,15 @@ fn millions_of_elements() {
         check_all::<u32>(&mut rng, len, &options, true);
         check_all::<f32>(&mut rng, len, &options, true);
     }
+    // More tiles than a single pass dispatches workgroups (2^19 invocations' worth), so each
+    // workgroup takes several in turn.
+    for strategy in [None, Some(ScanStrategy::SinglePass)] {
+        let options = ScanOptions {
+            strategy,
+            ..Default::default()
+        };
+        check_all::<u32>(&mut rng, (1 << 23) + 8192 * 3 + 5, &options, true);
+    }
     // Reduce-then-scan's reductions scanned at a second level: more than 4096 tiles.
     let options = ScanOptions {
         strategy: Some(ScanStrategy::ReduceThenScan),
