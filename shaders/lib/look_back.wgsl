@@ -11,10 +11,12 @@
 // Tiles must take their index from the module's counter, so a tile's predecessors have all
 // started before it. A workgroup may take several tiles, in turn (scan.wgsl takes the next before
 // it waits on this one's predecessors): each waits only on smaller tiles, so the smallest tile not
-// yet done is always free to finish. A published value is a 32-bit word split in two 16-bit halves, each with a
-// ready bit in its own atomic word: WGSL's atomics are relaxed, so a value is read only from
-// words that carry their own readiness. Each word is written once per pass (the host zeroes
-// `state` first), so two ready halves always belong to one value.
+// yet done is always free to finish.
+//
+// A published value is a 32-bit word split in two 16-bit halves, each with a ready bit in its own
+// atomic word: WGSL's atomics are relaxed, so a value is read only from words that carry their own
+// readiness. Each word is written once per pass (the host zeroes `state` first), so two ready
+// halves always belong to one value.
 //
 // The importer declares `state: array<atomic<u32>>`, whose words from `look_back_base()` on are
 // the module's ([0]: tiles taken; tile t's reduction in [1 + 4t, 2 + 4t], its inclusive prefix

@@ -64,7 +64,8 @@ fn look_back_rounds(lid: u32) {
                 done = true;
                 break;
             }
-            // Predecessors consumed: every lane's before the stop lane, and its own before its stop.
+            // Predecessors consumed: every lane's before the stop lane, and its own before its
+            // stop.
             let stop_at = subgroupShuffle(local_stop, min(stop, width - 1u));
             let consumed = select(stop * PER_LANE + stop_at, width * PER_LANE, stop == width);
             look -= min(consumed, look);
