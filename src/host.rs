@@ -314,34 +314,29 @@ impl<'g> Driver<'g> {
     async fn slot(&mut self, call: &Call<'_>) -> Result<Slot, Error> {
         let gpu = self.gpu;
         let max = gpu.device.limits().max_buffer_size;
-        let storage = wgpu::BufferUsages::STORAGE;
+        // COPY_SRC too: an operation may leave its result in an input buffer (merge sort ends
+        // in either of its two buffers); COPY_DST too: a reduction copies its result in. So
+        // inputs and outputs share one usage and serve each other's requests from the pool.
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let inputs = call
+            .inputs
+            .iter()
+            .zip(&call.input_room)
+            .map(|(&(_, size), &room)| ("wgmerge input", (room * size) as u64));
+        let outputs = call
+            .output_sizes
+            .iter()
+            .map(|&size| ("wgmerge output", (call.output_room * size) as u64));
+        let requests: Vec<_> = inputs.chain(outputs).collect();
         gpu.scoped(|| {
-            let take = |label, bytes: usize, usage| {
-                gpu.pool.take(&gpu.device, label, bytes as u64, usage, max)
-            };
-            let inputs = call
-                .inputs
-                .iter()
-                .zip(&call.input_room)
-                .map(|(&(_, size), &room)| {
-                    // COPY_SRC too: an operation may leave its result in an input buffer
-                    // (merge sort ends in either of its two buffers).
-                    let usage =
-                        storage | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-                    take("wgmerge input", room * size, usage)
-                })
-                .collect();
-            let outputs = call
-                .output_sizes
-                .iter()
-                .map(|&size| {
-                    // COPY_DST too: a reduction copies its result in.
-                    let usage =
-                        storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-                    take("wgmerge output", call.output_room * size, usage)
-                })
-                .collect();
-            Slot { inputs, outputs }
+            let mut buffers = gpu.pool.take_all(&gpu.device, &requests, usage, max);
+            let outputs = buffers.split_off(call.inputs.len());
+            Slot {
+                inputs: buffers,
+                outputs,
+            }
         })
         .await
     }

@@ -77,15 +77,20 @@ impl Gpu {
         let max = self.device.limits().max_buffer_size;
         let (windows, value_windows, staging) = self
             .scoped(|| {
-                let take = |label, len: usize, size: u32| {
-                    let bytes = (len as u64 * u64::from(size)).max(16);
-                    self.pool.take(&self.device, label, bytes, usage, max)
-                };
                 let labels = ["wgmerge piece a", "wgmerge piece b", "wgmerge piece out"];
-                let keys = [0, 1, 2].map(|i| take(labels[i], room[i], key_size));
-                let values = buffers
-                    .values
-                    .map(|_| [0, 1, 2].map(|i| take(labels[i], room[i], value_size)));
+                let requests = |size: u32| {
+                    [0, 1, 2].map(|i| (labels[i], (room[i] as u64 * u64::from(size)).max(16)))
+                };
+                let mut wanted = requests(key_size).to_vec();
+                if buffers.values.is_some() {
+                    wanted.extend(requests(value_size));
+                }
+                let mut taken = self.pool.take_all(&self.device, &wanted, usage, max);
+                let values = (taken.len() > 3).then(|| {
+                    <[wgpu::Buffer; 3]>::try_from(taken.split_off(3))
+                        .expect("one buffer per request")
+                });
+                let keys = <[wgpu::Buffer; 3]>::try_from(taken).expect("one buffer per request");
                 let read = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
                 let staging = self.pool.take(&self.device, "wgmerge cut", 4, read, max);
                 (keys, values, staging)
