@@ -13,9 +13,10 @@
 //                haystack does. Sorted needles thus cost about a merge that writes one index per
 //                needle instead of a binary search each (run 78: 3.6x merge's time at 2^28).
 //
-// search_tiles checks each answer against the haystack (the keys at place - 1 and place) and
-// writes only answers that pass. A tile whose answers do not all pass, or whose needles are not
-// exactly those its cuts give it (needles out of order), sets `unsorted`; then search_fix, one
+// search_tiles checks each answer against the haystack (the keys at place - 1 and place) as the
+// merge puts its needle out, and writes only answers that pass. A tile whose needles do not all
+// pass, or whose needles are not exactly those its cuts give it (needles out of order), sets
+// `unsorted`; then search_fix, one
 // invocation per needle, binary-searches every needle whose written answer fails the same check.
 // So needles in any order are answered right, sorted ones in one pass (search_fix's workgroups
 // read the flag and stop), others at about a binary search each. A tile's needles are
@@ -115,12 +116,29 @@ fn answers_in_tile(needle: Key, place: u32) -> bool {
     return is_answer(needle, place, before, at);
 }
 
-// merge_tile's output: the tile slot of each output, in output order; then each of the tile's
-// needles' place in the merge less its index (unwritten slots hold stale numbers, which the
-// check rejects or which are right).
-var<workgroup> staged: array<u32, TILE>;
+// The tile's needles: slots [n_slot, n_slot + n_len) hold needles [n0, n0 + n_len); its first
+// output is merge output k0. Set by search_tiles before the merge.
+var<private> n_slot: u32;
+var<private> n_len: u32;
+var<private> n0: u32;
+var<private> k0: u32;
+// The invocation's answers that passed the check.
+var<private> answered: u32;
+// The tile's answers that passed the check.
+var<workgroup> tile_answered: atomic<u32>;
+
+// merge_tile's output, tile output k from tile slot `slot`: a needle's place in the merge less
+// its own index is its answer, checked against the haystack keys around it and written as it
+// goes (no staging of slots, and no second walk over the tile's needles).
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
-    staged[k] = slot;
+    if slot >= n_slot && slot - n_slot < n_len {
+        let needle = n0 + slot - n_slot;
+        let place = k0 + k - needle;
+        if answers_in_tile(key, place) {
+            found[needle] = place;
+            answered += 1u;
+        }
+    }
 }
 
 // Needles before output k by the partition's cut there.
@@ -128,6 +146,11 @@ fn needles_before(k: u32, cut: u32) -> u32 {
     return select(k - cut, cut, NEEDLES_A);
 }
 
+// Each tile merges its needles with its haystack keys, and every needle the merge puts out
+// writes its answer if it passes the check. The tile leaves needles to search_fix unless every
+// one of its n_len needles passed: a needle passes at most once (the lower or upper bound is one
+// place, and each output has its own place), so n_len passes mean each passed once, whatever the
+// merge made of needles out of order.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                 @builtin(num_workgroups) num_workgroups: vec3<u32>,
@@ -137,43 +160,29 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     if g * TILE >= total {
         return;
     }
+    if lid == 0u {
+        atomicStore(&tile_answered, 0u);
+    }
     let a_len = select(params.haystack_len, params.needles_len, NEEDLES_A);
     let segment = segment_of(g * TILE, a_len, total - a_len, 0u);
     let range = tile_range(g, total, cuts[g], cuts[g + 1u], segment);
-    let outputs = merge_whole_tile(range, lid);
-    let d0 = outputs.x;
-    let d1 = outputs.y;
-    // The tile's needles: slots [n_slot, n_slot + n_len) hold needles [n0, n0 + n_len).
-    let n_slot = select(range.a_len, 0u, NEEDLES_A);
-    let n_len = select(range.count - range.a_len, range.a_len, NEEDLES_A);
-    let n0 = select(range.b0, range.a0, NEEDLES_A);
+    n_slot = select(range.a_len, 0u, NEEDLES_A);
+    n_len = select(range.count - range.a_len, range.a_len, NEEDLES_A);
+    n0 = select(range.b0, range.a0, NEEDLES_A);
+    k0 = range.k0;
     h_slot = select(0u, range.a_len, NEEDLES_A);
     h_len = range.count - n_len;
     h0 = select(range.a0, range.b0, NEEDLES_A);
-    var slots: array<u32, MAX_ITEMS>;
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        slots[r] = min(staged[min(d0 + r, TILE - 1u)], range.count - 1u);
+    answered = 0u;
+    // Its barriers order the zeroing of tile_answered before every add.
+    merge_whole_tile(range, lid);
+    if answered > 0u {
+        atomicAdd(&tile_answered, answered);
     }
-    workgroupBarrier();
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        let slot = slots[r];
-        if d0 + r < d1 && slot >= n_slot && slot - n_slot < n_len {
-            staged[slot - n_slot] = range.k0 + d0 + r - (n0 + slot - n_slot);
-        }
-    }
-    workgroupBarrier();
     let first = needles_before(g * TILE, cuts[g]);
     let end = needles_before(min((g + 1u) * TILE, total), cuts[g + 1u]);
-    var left = lid == 0u && (first != n0 || end != n0 + n_len);
-    for (var x = lid; x < n_len; x += WORKGROUP_SIZE) {
-        let place = staged[x];
-        if answers_in_tile(tile[n_slot + x], place) {
-            found[n0 + x] = place;
-        } else {
-            left = true;
-        }
-    }
-    if left {
+    workgroupBarrier();
+    if lid == 0u && (first != n0 || end != n0 + n_len || atomicLoad(&tile_answered) != n_len) {
         atomicOr(&unsorted, 1u);
     }
 }

@@ -54,10 +54,9 @@ const WORKGROUP_SIZE: usize = 256;
 const CUTS: usize = 51;
 const UNSORTED: usize = 52;
 
-/// Bytes of workgroup memory of `search_tiles`: a tile of keys and a word per key (its merge's
-/// slots, then its needles' places).
+/// Bytes of workgroup memory of `search_tiles`: a tile of keys (and a word of its count).
 fn tiles_memory((workgroup, items): Shape, key: KeyType) -> u64 {
-    u64::from(workgroup) * u64::from(items) * (u64::from(key.size()) + 4)
+    u64::from(workgroup) * u64::from(items) * u64::from(key.size()) + 4
 }
 
 /// Which end of a run of keys equal to the needle [`Gpu::search_sorted`] returns.
