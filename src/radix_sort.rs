@@ -472,11 +472,18 @@ impl Gpu {
         let rank = self.radix_rank(options.subgroups)?;
         let strategy = self.radix_strategy(options.strategy, len, value_size, counted)?;
         self.check_storage_buffers(radix_kernels(strategy, counted).scatter, value_size > 0)?;
+        let wanted = tuning::radix_rounds_wanted(
+            key.size(),
+            value_size,
+            matches!(rank, Rank::Subgroups(_)),
+            strategy == RadixStrategy::SingleSweep,
+        );
         let rounds = tuning::radix_rounds(
             key.size(),
             value_size,
             self.limits().max_compute_workgroup_storage_size,
             rank.memory() + strategy_memory(strategy),
+            wanted,
         );
         let memory = scatter_memory(key.size(), value_size, rounds, rank, strategy);
         self.check_workgroup_memory(memory, "radix sort")?;
@@ -742,6 +749,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                 (4, 3, Rank::Masks),
                 (8, 1, Rank::Masks),
                 (0, tuning::RADIX_ROUNDS, Rank::Subgroups(32)),
+                (0, 6, Rank::Subgroups(32)),
                 (4, 5, Rank::Subgroups(8)),
                 (8, 2, Rank::Subgroups(128)),
             ] {

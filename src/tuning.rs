@@ -189,8 +189,8 @@ pub(crate) fn set_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
 /// The last shape set_shape tries.
 pub(crate) const SMALLEST_SET_SHAPE: Shape = (256, 3);
 
-/// Rounds of 256 keys each workgroup of radix sort ranks per tile (tiles of 2048), and its
-/// ceiling (`MAX_ROUNDS` in radix_sort.wgsl). Runs 60, 62 and 65 on the H100 tried 8, 12 and 16
+/// Rounds of 256 keys each workgroup of radix sort ranks per tile (tiles of 2048) unless
+/// [`radix_rounds_wanted`] says otherwise, and its ceiling (`MAX_ROUNDS` in radix_sort.wgsl). Runs 60, 62 and 65 on the H100 tried 8, 12 and 16
 /// rounds. In run 65 (the present kernels) 8 is fastest from 2^22 to 2^28 keys, u32 keys alone
 /// (14.5 against 16.3 ms at 2^28), with u32 values (25.6 against 36.0) and with lane masks
 /// (18.0 against 29.0); 16 gains 2-5% at 2^20 only. 16 rounds won pairs only in run 60, before
@@ -209,19 +209,39 @@ pub(crate) const RADIX_MASKS_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
 /// takes `rank_memory` (13 KiB with lane masks, 5 KiB with 32-lane subgroups): the scatter sorts
 /// its tile by digit in workgroup memory (each key, and each value's source index), so that each
 /// digit's keys leave in one run; larger tiles make longer runs and fewer histogram words per
-/// key. [`RADIX_ROUNDS`] (tiles of 2048) where they fit, else as many as fit (at least one:
-/// WebGPU's default 16 KiB holds 256 64-bit keys with values). Not yet measured on a GPU (issue
-/// 20 tunes it).
+/// key. `wanted` ([`radix_rounds_wanted`]) where they fit, else as many as fit (at least one:
+/// WebGPU's default 16 KiB holds 256 64-bit keys with values).
 pub(crate) fn radix_rounds(
     key_size: u32,
     value_size: u32,
     workgroup_memory: u32,
     rank_memory: u64,
+    wanted: u32,
 ) -> u32 {
     let per_key = radix_staged_bytes(key_size, value_size);
     let room = u64::from(workgroup_memory).saturating_sub(rank_memory);
     let fit = (room / (256 * per_key)) as u32;
-    fit.clamp(1, RADIX_ROUNDS)
+    fit.clamp(1, wanted.clamp(1, MAX_RADIX_ROUNDS))
+}
+
+/// The rounds a radix sort tile takes where workgroup memory allows: 6 (tiles of 1536) for 4-byte
+/// keys with no values or 4-byte ones, ranked with subgroups in reduce-then-scan; [`RADIX_ROUNDS`]
+/// otherwise. Run 121 (H100, u32 keys, by probe): 6 rounds took 2.57 ms at 2^26 and 10.33 at
+/// 2^28 against 8 rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26;
+/// 12 and 16: 3.65, 3.59, run 120); with u32 values 5.06 and 19.53 against 5.22 and 20.12. 64-bit
+/// keys (9.37 against 8.37 ms at 2^26), the lane-mask rank (4.19 against 4.03) and the single
+/// sweep (20.15 against 19.72 at 2^28) stay fastest at 8.
+pub(crate) fn radix_rounds_wanted(
+    key_size: u32,
+    value_size: u32,
+    subgroup_rank: bool,
+    single_sweep: bool,
+) -> u32 {
+    if key_size == 4 && value_size <= 4 && subgroup_rank && !single_sweep {
+        6
+    } else {
+        RADIX_ROUNDS
+    }
 }
 
 /// Bytes of workgroup memory per key of a radix sort tile sorted by digit: the key, and its
@@ -431,18 +451,31 @@ mod tests {
     }
 
     #[test]
+    fn radix_tiles_of_six_rounds_only_where_measured_faster() {
+        assert_eq!(radix_rounds_wanted(4, 0, true, false), 6);
+        assert_eq!(radix_rounds_wanted(4, 4, true, false), 6);
+        assert_eq!(radix_rounds_wanted(4, 8, true, false), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(8, 0, true, false), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(4, 0, false, false), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(4, 0, true, true), RADIX_ROUNDS);
+    }
+
+    #[test]
     fn radix_tiles_fit_workgroup_memory() {
         let defaults = wgpu::Limits::default().max_compute_workgroup_storage_size;
         assert_eq!(defaults, 16384);
         let masks = RADIX_MASKS_MEMORY;
-        assert_eq!(radix_rounds(4, 0, defaults, masks), 3);
-        assert_eq!(radix_rounds(4, 4, defaults, masks), 1);
-        assert_eq!(radix_rounds(8, 8, defaults, masks), 1);
-        assert_eq!(radix_rounds(8, 8, 1024, masks), 1);
-        assert_eq!(radix_rounds(4, 0, 49152, masks), RADIX_ROUNDS);
-        assert_eq!(radix_rounds(8, 8, defaults, 5 << 10), 3);
+        let most = RADIX_ROUNDS;
+        assert_eq!(radix_rounds(4, 0, defaults, masks, most), 3);
+        assert_eq!(radix_rounds(4, 4, defaults, masks, most), 1);
+        assert_eq!(radix_rounds(8, 8, defaults, masks, most), 1);
+        assert_eq!(radix_rounds(8, 8, 1024, masks, most), 1);
+        assert_eq!(radix_rounds(4, 0, 49152, masks, most), RADIX_ROUNDS);
+        assert_eq!(radix_rounds(4, 0, 49152, 5 << 10, 6), 6);
+        assert_eq!(radix_rounds(4, 0, 49152, 5 << 10, 99), MAX_RADIX_ROUNDS);
+        assert_eq!(radix_rounds(8, 8, defaults, 5 << 10, most), 3);
         for (key, value) in [(4, 0), (4, 4), (8, 0), (8, 8)] {
-            let rounds = radix_rounds(key, value, defaults, masks);
+            let rounds = radix_rounds(key, value, defaults, masks, most);
             let staged = u64::from(rounds) * 256 * radix_staged_bytes(key, value);
             assert!(masks + staged <= u64::from(defaults));
             assert!(rounds <= MAX_RADIX_ROUNDS);
