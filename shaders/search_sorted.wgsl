@@ -16,13 +16,12 @@
 // search_tiles checks each answer against the haystack (the keys at place - 1 and place) as the
 // merge puts its needle out, and writes only answers that pass. A tile whose needles do not all
 // pass, or whose needles are not exactly those its cuts give it (needles out of order), sets
-// `unsorted`; then search_fix, one
-// invocation per needle, binary-searches every needle whose written answer fails the same check.
-// So needles in any order are answered right, sorted ones in one pass (search_fix's workgroups
-// read the flag and stop), others at about a binary search each. A tile's needles are
-// [x_g, x_g+1), x_g the needles before its first output by the cuts: x_0 = 0 and the last is every
-// needle, so tiles that all find their needles where the cuts say cover every needle once. Every
-// index is bounded by the lengths whatever the input.
+// `unsorted`; then search_fix, one invocation per needle, binary-searches every needle whose
+// written answer fails the same check. So needles in any order are answered right, sorted ones
+// in one pass (search_fix's workgroups read the flag and stop), others at about a binary search
+// each. A tile's needles are [x_g, x_g+1), x_g the needles before its first output by the cuts:
+// x_0 = 0 and the last is every needle, so tiles that all find their needles where the cuts say
+// cover every needle once. Every index is bounded by the lengths whatever the input.
 
 #import lib/dispatch
 #import lib/merge_tile
