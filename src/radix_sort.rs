@@ -749,7 +749,12 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                 (4, 3, Rank::Masks),
                 (8, 1, Rank::Masks),
                 (0, tuning::RADIX_ROUNDS, Rank::Subgroups(32)),
-                (0, 6, Rank::Subgroups(32)),
+                // The rounds subgroup ranks of 4-byte keys take in reduce-then-scan.
+                (
+                    0,
+                    tuning::radix_rounds_wanted(4, 0, true, false),
+                    Rank::Subgroups(32),
+                ),
                 (4, 5, Rank::Subgroups(8)),
                 (8, 2, Rank::Subgroups(128)),
             ] {

@@ -135,8 +135,10 @@ pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
 }
 
 /// Sorted search's tile shape (`search_tiles`) on a device where `fits` says which shapes fit,
-/// or None where none does: 256 x 5 (10 KiB for u32 keys), else 256 x 3. On the H100 merge path's 512 x 11 was slower (run 80: 2.32 ms at 2^28
-/// against run 79's 1.96 with 256 x 5).
+/// or None where none does: 256 x 5 (5 KiB for u32 keys), else 256 x 3. On the H100 merge
+/// path's 512 x 11 was slower (run 80: 2.32 ms at 2^28 against run 79's 1.96 with 256 x 5); with
+/// answers written in the merge (run 117) 512 x 5 was 6% faster at 2^28 but slower at 2^24 and
+/// 2^26, and 256 x 7, 256 x 11, 512 x 11 and 128 x 11 slower everywhere.
 pub(crate) fn search_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
     [(256, 5), (256, 3)].into_iter().find(|&s| fits(s))
 }
@@ -190,11 +192,11 @@ pub(crate) fn set_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
 pub(crate) const SMALLEST_SET_SHAPE: Shape = (256, 3);
 
 /// Rounds of 256 keys each workgroup of radix sort ranks per tile (tiles of 2048) unless
-/// [`radix_rounds_wanted`] says otherwise, and its ceiling (`MAX_ROUNDS` in radix_sort.wgsl). Runs 60, 62 and 65 on the H100 tried 8, 12 and 16
-/// rounds. In run 65 (the present kernels) 8 is fastest from 2^22 to 2^28 keys, u32 keys alone
-/// (14.5 against 16.3 ms at 2^28), with u32 values (25.6 against 36.0) and with lane masks
-/// (18.0 against 29.0); 16 gains 2-5% at 2^20 only. 16 rounds won pairs only in run 60, before
-/// the subgroup rank.
+/// [`radix_rounds_wanted`] says otherwise, and its ceiling (`MAX_ROUNDS` in radix_sort.wgsl).
+/// Runs 60, 62 and 65 on the H100 tried 8, 12 and 16 rounds. In run 65 8 was fastest from 2^22
+/// to 2^28 keys, u32 keys alone (14.5 against 16.3 ms at 2^28), with u32 values (25.6 against
+/// 36.0) and with lane masks (18.0 against 29.0); 16 gained 2-5% at 2^20 only. 16 rounds won
+/// pairs only in run 60, before the subgroup rank.
 pub(crate) const RADIX_ROUNDS: u32 = 8;
 pub(crate) const MAX_RADIX_ROUNDS: u32 = 16;
 const _: () = assert!(RADIX_ROUNDS <= MAX_RADIX_ROUNDS);
