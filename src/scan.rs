@@ -121,6 +121,18 @@ struct ScanParams {
     carry_out: u32,
 }
 
+/// Loop iterations an invocation of the single-pass scan runs a tile, for
+/// [`tuning::look_back_most_tiles`]: the lanes' scan, the look-back's rounds and the fallback's.
+/// On lavapipe a 2^24-element scan whose workgroups took up to 600 tiles each was right and up to
+/// 900 wrong (its first workgroups take most tiles there): 73 to 109 iterations a tile. At 128
+/// tiles a workgroup the H100's 1024 workgroups are not held back (32 tiles each at 2^28).
+const LOOPS_PER_TILE: u32 = 128;
+
+/// `MOST_TILES` of the single-pass scan.
+fn most_tiles() -> u32 {
+    tuning::look_back_most_tiles(LOOPS_PER_TILE)
+}
+
 /// What a scan or reduction is specialised for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Operator {
@@ -157,6 +169,7 @@ impl Operator {
                 ("MODE", mode),
                 ("EXCLUSIVE", u32::from(kind == ScanKind::Exclusive)),
                 ("SPINS", self.spins),
+                ("MOST_TILES", most_tiles()),
             ]);
         }
         Specialization {
@@ -402,7 +415,7 @@ impl Gpu {
         let groups = if mode == MODE_PREFIXES {
             tiles as u32
         } else {
-            tuning::scan_single_pass_groups(tiles, operator.workgroup)
+            tuning::scan_single_pass_groups(tiles, operator.workgroup, most_tiles())
         };
         dispatch(
             encoder,

@@ -287,15 +287,30 @@ pub(crate) fn scan_workgroup(single_pass: bool, max_invocations: u32) -> u32 {
     }
 }
 
-/// Workgroups dispatched for a single-pass scan of `tiles` tiles of `workgroup` invocations: each
-/// takes tiles in turn from the look-back's counter (loading the next while it waits on the
-/// predecessors of this one), so a dispatch needs only as many as the device holds at once. At
-/// most 2^19 invocations (1024 workgroups of 512): on the H100, one workgroup a tile took 0.990 ms
-/// at 2^28, 4096 workgroups 0.924, 2048 0.917, 1024 0.883 and 512 0.882 (runs 111-112); the
-/// workgroups beyond those the device holds start only at the end and each costs there.
-pub(crate) fn scan_single_pass_groups(tiles: usize, workgroup: u32) -> u32 {
+/// Workgroups dispatched for a single-pass scan of `tiles` tiles of `workgroup` invocations, each
+/// taking at most `most_tiles` ([`look_back_most_tiles`]): each takes tiles in turn from the
+/// look-back's counter (loading the next while it waits on the predecessors of this one), so a
+/// dispatch needs only as many as the device holds at once, and enough that every tile is taken.
+/// At most 2^19 invocations (1024 workgroups of 512) where `most_tiles` allows: on the H100, one
+/// workgroup a tile took 0.990 ms at 2^28, 4096 workgroups 0.924, 2048 0.917, 1024 0.883 and 512
+/// 0.882 (runs 111-112); the workgroups beyond those the device holds start only at the end and
+/// each costs there.
+pub(crate) fn scan_single_pass_groups(tiles: usize, workgroup: u32, most_tiles: u32) -> u32 {
     let most = (1usize << 19) / workgroup.max(1) as usize;
-    tiles.min(most) as u32
+    tiles
+        .min(most)
+        .max(tiles.div_ceil(most_tiles.max(1) as usize)) as u32
+}
+
+/// Most tiles one workgroup of a single pass with look-back takes in turn (`MOST_TILES` in
+/// lib/look_back.wgsl), for a kernel whose tile runs at most `loops_per_tile` loop iterations in
+/// an invocation. A limit, not a speed, as [`most_tiles_per_workgroup`] is for merges: llvmpipe
+/// (lavapipe) stops an invocation's loops after 65,535 iterations in all and silently leaves the
+/// rest of its work undone (a scan of 2^24 u32 keys on lavapipe went wrong from element 12.4
+/// million, its first workgroups having taken most of the tiles); this keeps a workgroup within a
+/// quarter of that.
+pub(crate) fn look_back_most_tiles(loops_per_tile: u32) -> u32 {
+    (16384 / loops_per_tile.max(1)).max(1)
 }
 
 /// Workgroups of a reduction's first pass for `len` elements of tiles of `tile`: each reduces
@@ -403,11 +418,16 @@ mod tests {
     }
 
     #[test]
-    fn single_pass_scans_dispatch_at_most_what_a_device_holds() {
-        assert_eq!(scan_single_pass_groups(0, 512), 0);
-        assert_eq!(scan_single_pass_groups(300, 512), 300);
-        assert_eq!(scan_single_pass_groups(1 << 15, 512), 1024);
-        assert_eq!(scan_single_pass_groups(1 << 15, 256), 2048);
+    fn single_pass_scans_dispatch_what_a_device_holds_and_take_every_tile() {
+        assert_eq!(scan_single_pass_groups(0, 512, 128), 0);
+        assert_eq!(scan_single_pass_groups(300, 512, 128), 300);
+        assert_eq!(scan_single_pass_groups(1 << 15, 512, 128), 1024);
+        assert_eq!(scan_single_pass_groups(1 << 15, 256, 128), 2048);
+        // Enough workgroups that none takes more than its most.
+        assert_eq!(scan_single_pass_groups(1 << 15, 512, 16), 2048);
+        assert_eq!(scan_single_pass_groups(1 << 15, 512, 0), 1 << 15);
+        assert_eq!(look_back_most_tiles(128), 128);
+        assert_eq!(look_back_most_tiles(100_000), 1);
     }
 
     #[test]

@@ -217,13 +217,17 @@ fn millions_of_elements() {
         check_all::<f32>(&mut rng, len, &options, true);
     }
     // More tiles than a single pass dispatches workgroups (2^19 invocations: 1027 tiles of 512 x
-    // 16 against 1024 workgroups, or 2055 of 256 x 16 against 2048), so each takes several.
+    // 16 against 1024 workgroups, or 2055 of 256 x 16 against 2048), so each takes several; and
+    // at 2^24, where lavapipe's first workgroups would take most of the tiles and run out of
+    // llvmpipe's loop iterations (wrong from element 12.4 million) but for MOST_TILES.
     for strategy in [None, Some(ScanStrategy::SinglePass)] {
         let options = ScanOptions {
             strategy,
             ..Default::default()
         };
-        check_all::<u32>(&mut rng, (1 << 23) + 8192 * 3 + 5, &options, true);
+        for len in [(1 << 23) + 8192 * 3 + 5, (1 << 24) + 8192 * 5 + 3] {
+            check_all::<u32>(&mut rng, len, &options, true);
+        }
     }
     // Reduce-then-scan's reductions scanned at a second level: more than 4096 tiles.
     let options = ScanOptions {

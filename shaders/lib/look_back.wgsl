@@ -9,9 +9,9 @@
 //   known to give forward progress.
 //
 // Tiles must take their index from the module's counter, so a tile's predecessors have all
-// started before it. A workgroup may take several tiles, in turn (scan.wgsl takes the next before
-// it waits on this one's predecessors): each waits only on smaller tiles, so the smallest tile not
-// yet done is always free to finish.
+// started before it. A workgroup may take several tiles (at most MOST_TILES), in turn (scan.wgsl
+// takes the next before it waits on this one's predecessors): each waits only on smaller tiles,
+// so the smallest tile not yet done is always free to finish.
 //
 // A published value is a 32-bit word split in two 16-bit halves, each with a ready bit in its own
 // atomic word: WGSL's atomics are relaxed, so a value is read only from words that carry their own
@@ -51,8 +51,21 @@ var<workgroup> wg_spins: u32;
 // fallback overwrites its own tile's state in workgroup memory redoes it.
 var<workgroup> wg_fell_back: u32;
 
-// This workgroup's tile, from the counter; every invocation calls it.
+// Most tiles one workgroup takes (tuning::look_back_most_tiles): llvmpipe ends an invocation's
+// loops after 65,535 iterations in all, so a workgroup that took every tile would leave some
+// undone. The host dispatches enough workgroups that the tiles are all taken.
+override MOST_TILES: u32 = 0xffffffffu;
+const NO_TILE: u32 = 0xffffffffu;
+// Tiles this workgroup has taken.
+var<private> tiles_taken: u32;
+
+// This workgroup's next tile, from the counter, or NO_TILE once it has taken MOST_TILES; every
+// invocation calls it.
 fn take_tile(lid: u32) -> u32 {
+    if tiles_taken >= MOST_TILES {
+        return NO_TILE;
+    }
+    tiles_taken++;
     if lid == 0u {
         wg_tile = atomicAdd(&state[look_back_base()], 1u);
     }
