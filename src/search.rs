@@ -1,7 +1,8 @@
 //! Sorted search (`search_sorted.wgsl`): where each needle would go in a sorted haystack. Many
 //! needles go through the merge path: the shared partition (partition.rs) cuts the merge of
-//! needles and haystack into tiles, and each tile's merge places its needles, each answer
-//! checked and any that fails binary-searched, so needles in any order are answered right. Few
+//! needles and haystack into tiles, and each tile's merge places its needles; where some tile's
+//! needles are out of order every answer is checked and any that fails binary-searched, so
+//! needles in any order are answered right. Few
 //! needles take one binary search each (`lib/search.wgsl`). `tuning::search_by_tiles` chooses.
 
 use bytemuck::{Pod, Zeroable};
@@ -54,9 +55,9 @@ const WORKGROUP_SIZE: usize = 256;
 const CUTS: usize = 51;
 const UNSORTED: usize = 52;
 
-/// Bytes of workgroup memory of `search_tiles`: a tile of keys (and a word of its count).
+/// Bytes of workgroup memory of `search_tiles`: a tile of keys.
 fn tiles_memory((workgroup, items): Shape, key: KeyType) -> u64 {
-    u64::from(workgroup) * u64::from(items) * u64::from(key.size()) + 4
+    u64::from(workgroup) * u64::from(items) * u64::from(key.size())
 }
 
 /// Which end of a run of keys equal to the needle [`Gpu::search_sorted`] returns.

@@ -55,6 +55,29 @@ fn every_shape<K: TestKey>() {
 
 every_key_type!(every_shape);
 
+/// An unsorted haystack gives unspecified indices, but each within `0..=haystack.len()`, for
+/// sorted and shuffled needles alike (the tiles find their keys out of order, so every answer is
+/// checked).
+#[test]
+fn unsorted_haystack_stays_in_bounds() {
+    let mut rng = rng("search::unsorted_haystack");
+    for (h, n) in [(1000, 5000), (70_001, 80_000)] {
+        let haystack: Vec<u32> = (0..h).map(|_| rng.random_range(0..1000)).collect();
+        let mut needles: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
+        for sorted in [false, true] {
+            if sorted {
+                needles.sort_unstable();
+            }
+            for bound in [Bound::Lower, Bound::Upper] {
+                let got = gpu().search_sorted(&haystack, &needles, bound).unwrap();
+                assert_eq!(got.len(), n);
+                let out = got.iter().position(|&i| i as usize > h);
+                assert_eq!(out, None, "{h} {n} sorted {sorted} {bound:?}: {out:?}");
+            }
+        }
+    }
+}
+
 /// Needles in two sorted runs, and in reverse: the merge-path tiles place the needles of some
 /// tiles right and must binary-search the rest, each needle answered once at least.
 #[test]
