@@ -56,18 +56,20 @@ var<workgroup> wg_fell_back: u32;
 // undone. The host dispatches enough workgroups that the tiles are all taken.
 override MOST_TILES: u32 = 0xffffffffu;
 const NO_TILE: u32 = 0xffffffffu;
-// Tiles this workgroup has taken.
+// Tiles this workgroup has taken, as invocation 0 counts them (only it reads the count, so that
+// every invocation reaches workgroupUniformLoad in uniform control flow, which browsers check).
 var<private> tiles_taken: u32;
 
 // This workgroup's next tile, from the counter, or NO_TILE once it has taken MOST_TILES; every
 // invocation calls it.
 fn take_tile(lid: u32) -> u32 {
-    if tiles_taken >= MOST_TILES {
-        return NO_TILE;
-    }
-    tiles_taken++;
     if lid == 0u {
-        wg_tile = atomicAdd(&state[look_back_base()], 1u);
+        if tiles_taken < MOST_TILES {
+            wg_tile = atomicAdd(&state[look_back_base()], 1u);
+            tiles_taken++;
+        } else {
+            wg_tile = NO_TILE;
+        }
     }
     return workgroupUniformLoad(&wg_tile);
 }
