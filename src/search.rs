@@ -246,7 +246,7 @@ impl Gpu {
             }
         }
         // The device's own checks decide what fits, once.
-        let shape = tuning::search_shape(|shape| {
+        let shape = tuning::search_shape(haystack + needles, |shape| {
             self.check_shape(shape).is_ok()
                 && self
                     .check_workgroup_memory(tiles_memory(shape, key), "search")
@@ -402,7 +402,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     specialization: specialization(key, &options, None),
                     workgroup_memory: 0,
                 });
-                for shape in [(256, 5), (256, 3)] {
+                for shape in [(512, 5), (256, 5), (256, 3)] {
                     out.push(crate::kernel_tests::Configuration {
                         kernel: &SEARCH_TILES,
                         specialization: specialization(key, &options, Some(shape)),

@@ -134,13 +134,20 @@ pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
     (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
 }
 
-/// Sorted search's tile shape (`search_tiles`) on a device where `fits` says which shapes fit,
-/// or None where none does: 256 x 5 (5 KiB for u32 keys), else 256 x 3. On the H100 merge
-/// path's 512 x 11 was slower (run 80: 2.32 ms at 2^28 against run 79's 1.96 with 256 x 5); with
-/// answers written in the merge (run 117) 512 x 5 was 6% faster at 2^28 but slower at 2^24 and
-/// 2^26, and 256 x 7, 256 x 11, 512 x 11 and 128 x 11 slower everywhere.
-pub(crate) fn search_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
-    [(256, 5), (256, 3)].into_iter().find(|&s| fits(s))
+/// Sorted searches of at least this many keys (needles and haystack) take 512 x 5 tiles where
+/// the device has room.
+pub(crate) const LARGE_SEARCH_LEN: usize = 1 << 27;
+
+/// Sorted search's tile shape (`search_tiles`) for `total` keys (needles and haystack) on a
+/// device where `fits` says which shapes fit, or None where none does: 256 x 5 (5 KiB for u32
+/// keys), from [`LARGE_SEARCH_LEN`] keys 512 x 5, else 256 x 3. Run 127 on the H100, tiles that
+/// check only their keys' order (run 126), sorted needles at 2^24 / 2^26 / 2^27 / 2^28 keys:
+/// 256 x 5 0.102 / 0.302 / 0.578 / 1.197 ms, 512 x 5 0.106 / 0.302 / 0.562 / 1.091, 512 x 7
+/// 0.116 / 0.332 / 0.619 / 1.198; 256 x 7, 256 x 9, 256 x 11, 512 x 11 and 128 x 11 slower
+/// everywhere (merge path's 512 x 11 1.522 ms at 2^28).
+pub(crate) fn search_shape(total: usize, fits: impl Fn(Shape) -> bool) -> Option<Shape> {
+    let large = [(512, 5)].into_iter().filter(|_| total >= LARGE_SEARCH_LEN);
+    large.chain([(256, 5), (256, 3)]).find(|&s| fits(s))
 }
 
 /// Most workgroups of a search's `search_fix`, which stride over the needles: one workgroup per
@@ -446,16 +453,18 @@ mod tests {
         assert!(!search_by_tiles(100, 0));
         assert!(search_by_tiles(0, 1));
         // H100 (1024 invocations, 48 KiB) and WebGPU's defaults (256, 16 KiB).
-        // A tile of keys and a word per key, within (invocations, bytes).
+        // A tile of keys, within (invocations, bytes).
         let fits = |key: u32, invocations: u32, memory: u32| {
-            move |(w, items): Shape| w <= invocations && w * items * (key + 4) <= memory
+            move |(w, items): Shape| w <= invocations && w * items * key <= memory
         };
-        assert_eq!(search_shape(fits(4, 1024, 49152)), Some((256, 5)));
-        assert_eq!(search_shape(fits(4, 256, 16384)), Some((256, 5)));
-        assert_eq!(search_shape(fits(8, 256, 16384)), Some((256, 5)));
-        assert_eq!(search_shape(fits(8, 256, 12288)), Some((256, 3)));
-        assert_eq!(search_shape(fits(8, 256, 4096)), None);
-        assert_eq!(search_shape(fits(4, 128, 16384)), None);
+        let (small, large) = (LARGE_SEARCH_LEN - 1, LARGE_SEARCH_LEN);
+        assert_eq!(search_shape(small, fits(4, 1024, 49152)), Some((256, 5)));
+        assert_eq!(search_shape(large, fits(4, 1024, 49152)), Some((512, 5)));
+        assert_eq!(search_shape(large, fits(4, 256, 16384)), Some((256, 5)));
+        assert_eq!(search_shape(small, fits(8, 256, 16384)), Some((256, 5)));
+        assert_eq!(search_shape(small, fits(8, 256, 8192)), Some((256, 3)));
+        assert_eq!(search_shape(large, fits(8, 256, 4096)), None);
+        assert_eq!(search_shape(small, fits(4, 128, 16384)), None);
     }
 
     #[test]
