@@ -144,7 +144,9 @@ pub(crate) const LARGE_SEARCH_LEN: usize = 1 << 27;
 /// check only their keys' order (run 126), sorted needles at 2^24 / 2^26 / 2^27 / 2^28 keys:
 /// 256 x 5 0.102 / 0.302 / 0.578 / 1.197 ms, 512 x 5 0.106 / 0.302 / 0.562 / 1.091, 512 x 7
 /// 0.116 / 0.332 / 0.619 / 1.198; 256 x 7, 256 x 9, 256 x 11, 512 x 11 and 128 x 11 slower
-/// everywhere (merge path's 512 x 11 1.522 ms at 2^28).
+/// everywhere (merge path's 512 x 11 1.522 ms at 2^28). Run 128, 2^27 / 2^28: 512 x 5 0.562 /
+/// 1.093, 512 x 6 0.578 / 1.113, 512 x 4 0.588 / 1.142, 768 x 5 0.640 / 1.245, 1024 x 5 0.645 /
+/// 1.238, 512 x 3 and 1024 x 3 slower still.
 pub(crate) fn search_shape(total: usize, fits: impl Fn(Shape) -> bool) -> Option<Shape> {
     let large = [(512, 5)].into_iter().filter(|_| total >= LARGE_SEARCH_LEN);
     large.chain([(256, 5), (256, 3)]).find(|&s| fits(s))
