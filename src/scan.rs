@@ -122,15 +122,16 @@ struct ScanParams {
 }
 
 /// Loop iterations an invocation of the single-pass scan runs a tile, for
-/// [`tuning::look_back_most_tiles`]: the lanes' scan, the look-back's rounds and the fallback's.
-/// On lavapipe a 2^24-element scan whose workgroups took up to 600 tiles each was right and up to
-/// 900 wrong (its first workgroups take most tiles there): 73 to 109 iterations a tile. At 128
-/// tiles a workgroup the H100's 1024 workgroups are not held back (32 tiles each at 2^28).
+/// [`tuning::most_tiles_within_loop_budget`]: the lanes' scan, the look-back's rounds and the
+/// fallback's. On lavapipe a 2^24-element scan whose workgroups took up to 600 tiles each was
+/// right and up to 900 wrong (its first workgroups take most tiles there): 73 to 109 iterations a
+/// tile. At 128 tiles a workgroup the H100's 1024 workgroups are not held back (32 tiles each at
+/// 2^28).
 const LOOPS_PER_TILE: u32 = 128;
 
 /// `MOST_TILES` of the single-pass scan.
 fn most_tiles() -> u32 {
-    tuning::look_back_most_tiles(LOOPS_PER_TILE)
+    tuning::most_tiles_within_loop_budget(LOOPS_PER_TILE)
 }
 
 /// What a scan or reduction is specialised for.

@@ -21,14 +21,24 @@ pub(crate) const MAX_TILES_PER_WORKGROUP: u32 = 4096;
 /// may allow fewer. The slice forms merge longer inputs piece by piece.
 pub(crate) const MAX_MERGED_LEN: usize = 1 << 30;
 
+/// Most tiles one workgroup takes in turn when a tile costs an invocation at most
+/// `loops_per_tile` loop iterations. A limit, not a speed: llvmpipe (lavapipe) stops an
+/// invocation's loops after about 65,535 iterations in all and silently leaves the rest of its
+/// work undone (run 33 for merges; a scan of 2^24 u32 keys on lavapipe went wrong from element
+/// 12.4 million, its first workgroups having taken most of the tiles); this keeps a workgroup
+/// within a quarter of that. GPUs have no such limit, and no default comes near it. Merges
+/// ([`most_tiles_per_workgroup`]) and single passes with look-back (`MOST_TILES` in
+/// lib/look_back.wgsl) stop there.
+pub(crate) fn most_tiles_within_loop_budget(loops_per_tile: u32) -> u32 {
+    (16384 / loops_per_tile.max(1)).max(1)
+}
+
 /// Most tiles one workgroup merges with `items_per_thread` outputs per invocation and tile
-/// (`MOST_TILES` in merge_path.wgsl); `tiles_per_workgroup` is clamped to it. This is a limit,
-/// not a speed: llvmpipe (lavapipe) stops an invocation's loops after about 65,535 iterations in
-/// all and silently leaves the rest of its work undone (run 33); a tile costs the kernels at most
-/// about `8 * items_per_thread + 32` iterations, and this keeps a workgroup within a quarter of
-/// that. GPUs have no such limit, and no default comes near it.
+/// (`MOST_TILES` in merge_path.wgsl); `tiles_per_workgroup` is clamped to it: a tile costs the
+/// kernels at most about `8 * items_per_thread + 32` loop iterations
+/// ([`most_tiles_within_loop_budget`]).
 pub(crate) fn most_tiles_per_workgroup(items_per_thread: u32) -> u32 {
-    (16384 / (8 * items_per_thread + 32)).max(1)
+    most_tiles_within_loop_budget(8 * items_per_thread + 32)
 }
 
 /// Merges at least this long take [`merge_path_shape`]'s large shapes where the device has room.
@@ -297,8 +307,8 @@ pub(crate) fn scan_workgroup(single_pass: bool, max_invocations: u32) -> u32 {
 }
 
 /// Workgroups dispatched for a single-pass scan of `tiles` tiles of `workgroup` invocations, each
-/// taking at most `most_tiles` ([`look_back_most_tiles`]): each takes tiles in turn from the
-/// look-back's counter (loading the next while it waits on the predecessors of this one), so a
+/// taking at most `most_tiles` ([`most_tiles_within_loop_budget`]): each takes tiles in turn from
+/// the look-back's counter (loading the next while it waits on the predecessors of this one), so a
 /// dispatch needs only as many as the device holds at once, and enough that every tile is taken.
 /// At most 2^19 invocations (1024 workgroups of 512) where `most_tiles` allows: on the H100, one
 /// workgroup a tile took 0.990 ms at 2^28, 4096 workgroups 0.924, 2048 0.917, 1024 0.883 and 512
@@ -309,17 +319,6 @@ pub(crate) fn scan_single_pass_groups(tiles: usize, workgroup: u32, most_tiles: 
     tiles
         .min(most)
         .max(tiles.div_ceil(most_tiles.max(1) as usize)) as u32
-}
-
-/// Most tiles one workgroup of a single pass with look-back takes in turn (`MOST_TILES` in
-/// lib/look_back.wgsl), for a kernel whose tile runs at most `loops_per_tile` loop iterations in
-/// an invocation. A limit, not a speed, as [`most_tiles_per_workgroup`] is for merges: llvmpipe
-/// (lavapipe) stops an invocation's loops after 65,535 iterations in all and silently leaves the
-/// rest of its work undone (a scan of 2^24 u32 keys on lavapipe went wrong from element 12.4
-/// million, its first workgroups having taken most of the tiles); this keeps a workgroup within a
-/// quarter of that.
-pub(crate) fn look_back_most_tiles(loops_per_tile: u32) -> u32 {
-    (16384 / loops_per_tile.max(1)).max(1)
 }
 
 /// Workgroups of a reduction's first pass for `len` elements of tiles of `tile`: each reduces
@@ -435,8 +434,8 @@ mod tests {
         // Enough workgroups that none takes more than its most.
         assert_eq!(scan_single_pass_groups(1 << 15, 512, 16), 2048);
         assert_eq!(scan_single_pass_groups(1 << 15, 512, 0), 1 << 15);
-        assert_eq!(look_back_most_tiles(128), 128);
-        assert_eq!(look_back_most_tiles(100_000), 1);
+        assert_eq!(most_tiles_within_loop_budget(128), 128);
+        assert_eq!(most_tiles_within_loop_budget(100_000), 1);
     }
 
     #[test]

@@ -51,9 +51,9 @@ var<workgroup> wg_spins: u32;
 // fallback overwrites its own tile's state in workgroup memory redoes it.
 var<workgroup> wg_fell_back: u32;
 
-// Most tiles one workgroup takes (tuning::look_back_most_tiles): llvmpipe ends an invocation's
-// loops after 65,535 iterations in all, so a workgroup that took every tile would leave some
-// undone. The host dispatches enough workgroups that the tiles are all taken.
+// Most tiles one workgroup takes (tuning::most_tiles_within_loop_budget): llvmpipe ends an
+// invocation's loops after 65,535 iterations in all, so a workgroup that took every tile would
+// leave some undone. The host dispatches enough workgroups that the tiles are all taken.
 override MOST_TILES: u32 = 0xffffffffu;
 const NO_TILE: u32 = 0xffffffffu;
 // Tiles this workgroup has taken, as invocation 0 counts them (only it reads the count, so that
