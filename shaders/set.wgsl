@@ -201,8 +201,11 @@ fn set_tiles(@builtin(local_invocation_index) lid: u32) {
         publish_first(tile_kept, lid);
     } else {
         start = look_back(g, tile_kept, lid);
-        if workgroupUniformLoad(&wg_fell_back) != 0u {
-            count = decide_tile(g, total, lid);
+        // Waiting, no tile falls back (lib/look_back.wgsl).
+        if MODE != MODE_LOOK_BACK {
+            if workgroupUniformLoad(&wg_fell_back) != 0u {
+                count = decide_tile(g, total, lid);
+            }
         }
     }
     if g + 1u == params.tiles && lid == 0u {

@@ -148,6 +148,11 @@ fn look_back_finish(tile: u32, reduction: u32, lid: u32) -> u32 {
         // The window's rounds (look_back_window), until the look-back is done or, in
         // MODE_FALLBACK, SPINS rounds in a row found nothing new.
         look_back_rounds(lid);
+        // Waiting on predecessors, the rounds end only once the look-back is done: saying so
+        // lets the driver drop the fallback (a whole tile's work for set operations).
+        if MODE == MODE_LOOK_BACK {
+            break;
+        }
         if workgroupUniformLoad(&wg_done) == 1u {
             break;
         }
