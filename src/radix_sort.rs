@@ -491,9 +491,18 @@ impl Gpu {
         let tiles = len.div_ceil(tile);
         let tiles_per_group = tuning::radix_tiles_per_workgroup(tiles);
         let groups = tiles.div_ceil(tiles_per_group);
-        #[allow(unused_mut)]
         let mut specialization =
             specialization(key, options.order, value_size, counted, rounds, rank);
+        #[allow(unused_mut)]
+        let mut wait = self.has_forward_progress();
+        #[cfg(test)]
+        {
+            wait |= tests::WAIT.get();
+        }
+        if strategy == RadixStrategy::SingleSweep && wait {
+            // Waits on each predecessor, with no fallback compiled in.
+            specialization.constants.push(("WAIT", 1));
+        }
         #[cfg(test)]
         if tests::FALLBACK_ONLY.get() {
             specialization
@@ -797,6 +806,15 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                             workgroup_memory: memory,
                         });
                     }
+                    if strategy == RadixStrategy::SingleSweep {
+                        let mut waiting = specialization.clone();
+                        waiting.constants.push(("WAIT", 1));
+                        out.push(crate::kernel_tests::Configuration {
+                            kernel: kernels.scatter,
+                            specialization: waiting,
+                            workgroup_memory: memory,
+                        });
+                    }
                     out.push(crate::kernel_tests::Configuration {
                         kernel: kernels.scatter,
                         specialization,
@@ -817,6 +835,9 @@ mod tests {
         /// Sorts planned on this thread read no predecessor's status in the single sweep, so
         /// every digit count comes from its decoupled fallback.
         pub(super) static FALLBACK_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// Sorts planned on this thread wait on their predecessors in the single sweep, as on
+        /// adapters that give forward progress.
+        pub(super) static WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
     /// The single sweep with every look-back answered by the fallback (each tile counting its
@@ -826,7 +847,25 @@ mod tests {
     fn single_sweep_by_fallback_alone() {
         let gpu = Gpu::new().expect("an adapter");
         FALLBACK_ONLY.set(true);
-        let keys: Vec<u32> = (0..300_000u32)
+        single_sweep_sorts_as_the_cpu(&gpu, 300_000);
+        FALLBACK_ONLY.set(false);
+    }
+
+    /// The single sweep waiting on its predecessors, with no fallback compiled in, sorts as the
+    /// CPU does. A few tiles only: lavapipe gives no forward-progress guarantee, and a long wait
+    /// there runs into llvmpipe's loop limit (300,000 keys sorted wrong, waiting with or without
+    /// the fallback compiled in).
+    #[test]
+    fn single_sweep_waiting() {
+        let gpu = Gpu::new().expect("an adapter");
+        WAIT.set(true);
+        single_sweep_sorts_as_the_cpu(&gpu, 10_000);
+        WAIT.set(false);
+    }
+
+    /// `len` keys and pairs, both orders, a bit range.
+    fn single_sweep_sorts_as_the_cpu(gpu: &Gpu, len: u32) {
+        let keys: Vec<u32> = (0..len)
             .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
             .collect();
         let values: Vec<u32> = (0..keys.len() as u32).collect();
@@ -843,7 +882,6 @@ mod tests {
             assert!(got_keys == want_keys, "{order:?}: keys differ");
             assert!(got_values == want_values, "{order:?}: values differ");
         }
-        FALLBACK_ONLY.set(false);
     }
 
     #[test]
