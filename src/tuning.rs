@@ -195,7 +195,9 @@ pub(crate) fn select_workgroup(max_invocations: u32) -> u32 {
 /// (its barriers, the look-back, the decisions' dependent reads), so fewer larger tiles win: run
 /// 90, union of 2^28 u32 keys on the H100, 7.49 ms at 256 x 5, 6.63 at 256 x 9, 5.87 at 256 x 11,
 /// 7.05 at 512 x 5, 7.46 at 512 x 7; run 91, 8.33 at 256 x 13, 7.62 at 256 x 15; run 95, 6.16
-/// at 128 x 11, 6.18 at 128 x 15.
+/// at 128 x 11, 6.18 at 128 x 15. Run 132, after runs 129 and 131 cut the registers held: 4.107
+/// at 256 x 11, 4.170 at 512 x 11, 4.517 at 512 x 9, 4.524 at 128 x 15, 6.3-6.8 at 256 x 13, 15
+/// and 17.
 pub(crate) const SET_SHAPE: Shape = (256, 11);
 
 /// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE, else smaller
