@@ -9,11 +9,11 @@
 // The work is cut like a merge: the partition pass (partition.wgsl) co-ranks every tile boundary
 // of the merged order, and each workgroup merges its tile in workgroup memory
 // (lib/merge_tile.wgsl). Each output of the merge is then decided: its rank among the copies of its
-// key in its own input against the copies in the other, which the merge position gives without a
-// search when the neighbours differ (a run of equal keys is searched in global memory from its
-// end, galloping, so no tile boundary changes an answer and a run of r keys costs about log2(r)
-// nearby reads: run 78's whole-input binary searches made a union of 2^28 keys 25x slower than
-// Thrust's, 6% of random keys meeting an equal neighbour). One pass does the rest: each tile
+// key in its own input against the copies in the other. Its two neighbours settle that unless
+// both equal its key (decide_by_neighbours); then the runs are searched in global memory from
+// their end, galloping, so no tile boundary changes an answer and a run of r keys costs about
+// log2(r) nearby reads (run 78's whole-input binary searches made a union of 2^28 keys 25x slower
+// than Thrust's, 6% of random keys meeting an equal neighbour). One pass does the rest: each tile
 // counts its kept elements, learns how many were kept before it by decoupled look-back
 // (lib/look_back.wgsl; run 84 found a count pass, a scan and a write pass cost 7.5 ms at 2^28
 // with no decision at all), and writes them from there, compacted in workgroup memory and
@@ -74,15 +74,12 @@ fn set_tile(g: u32, total: u32) -> TileRange {
     return tile_range(g, total, cut(g), cut(g + 1u), segment);
 }
 
-// Whether the output at merged rank k, tile slot `slot` of `range`, is kept.
+// Whether the output at merged rank k, tile slot `slot` of `range`, is kept, by counting the runs
+// of its key: for the outputs decide_by_neighbours leaves.
 fn kept(slot: u32, range: TileRange, k: u32) -> bool {
     let m = params.a_len;
     let n = params.b_len;
     let key = tile[slot];
-    // A union keeps all of A (run 87: 3% at 2^28 without its searches).
-    if SET_OPERATION == SET_UNION && slot < range.a_len {
-        return true;
-    }
     if slot < range.a_len {
         // A[i]: the B elements before it in the merge are exactly those before its key.
         let i = range.a0 + slot;
@@ -118,6 +115,46 @@ fn kept(slot: u32, range: TileRange, k: u32) -> bool {
     return rank >= copies;
 }
 
+// The decision from the output's two neighbours alone: the key before it in its own input, and
+// the key at its merge position in the other input (for A's elements the next of B, for B's the
+// last of A before it). Unless both equal its key, its rank among its copies in its own input or
+// the other's count of copies is 0, which settles the rule; when both do, kept() counts the runs.
+const DROP: u32 = 0u;
+const KEEP: u32 = 1u;
+const SEARCH: u32 = 2u;
+fn decide_by_neighbours(slot: u32, range: TileRange, k: u32) -> u32 {
+    let m = params.a_len;
+    let n = params.b_len;
+    let key = tile[slot];
+    // A union keeps all of A (run 87: 3% at 2^28 without its reads).
+    if SET_OPERATION == SET_UNION && slot < range.a_len {
+        return KEEP;
+    }
+    if slot < range.a_len {
+        let i = range.a0 + slot;
+        let j = min(remaining(k, i), n);
+        let in_other = j < n && !key_before(key, b_keys[j]);
+        let after_own = i > 0u && !key_before(a_keys[i - 1u], key);
+        if in_other && after_own {
+            return SEARCH;
+        }
+        // Rank 0 or no copies in B: an intersection keeps it if B has a copy, a difference if not.
+        return select(DROP, KEEP, in_other == (SET_OPERATION == SET_INTERSECTION));
+    }
+    if SET_OPERATION == SET_INTERSECTION || SET_OPERATION == SET_DIFFERENCE {
+        return DROP;
+    }
+    let j = range.b0 + slot - range.a_len;
+    let i = min(remaining(k, j), m);
+    let in_other = i > 0u && !key_before(a_keys[i - 1u], key);
+    let after_own = j > 0u && !key_before(b_keys[j - 1u], key);
+    if in_other && after_own {
+        return SEARCH;
+    }
+    // Rank 0 or no copies in A: kept unless A has a copy.
+    return select(DROP, KEEP, !in_other);
+}
+
 // Marks a kept output's slot in `staged`: slots are below TILE, far below this bit.
 const KEPT: u32 = 0x80000000u;
 
@@ -131,16 +168,33 @@ fn decide_tile(g: u32, total: u32, lid: u32) -> u32 {
     let d0 = outputs.x;
     let d1 = outputs.y;
     var count = 0u;
+    var searches = 0u;
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         if d0 + r < d1 {
             // Clamped so that unsorted input stays in the tile.
             let slot = min(staged[d0 + r], range.count - 1u);
+            let decision = decide_by_neighbours(slot, range, range.k0 + d0 + r);
             var word = slot;
-            if kept(slot, range, range.k0 + d0 + r) {
+            if decision == KEEP {
                 word |= KEPT;
                 count++;
             }
+            if decision == SEARCH {
+                searches |= 1u << r;
+            }
             staged[d0 + r] = word;
+        }
+    }
+    // The few outputs whose neighbours both equal their key count their runs, in a loop the
+    // driver does not unroll: one copy of the searches' code, not ITEMS_PER_THREAD (run 134: 20%
+    // faster for union at 2^28, 30% for symmetric difference).
+    while searches != 0u {
+        let r = firstTrailingBit(searches);
+        searches &= searches - 1u;
+        let slot = staged[d0 + r];
+        if kept(slot, range, range.k0 + d0 + r) {
+            staged[d0 + r] = slot | KEPT;
+            count++;
         }
     }
     return count;
