@@ -34,10 +34,9 @@ fn path_tile(g: u32, total: u32) -> TileRange {
 
 // Merges the staged tile of `range` and writes its outputs.
 fn merge_staged(range: TileRange, lid: u32) {
-    let d0 = min(lid * ITEMS_PER_THREAD, range.count);
-    let d1 = min(d0 + ITEMS_PER_THREAD, range.count);
-    merge_tile(d0, d1, range.a_len, range.count - range.a_len);
-    store_merged(d0, d1 - d0);
+    let outputs = invocation_outputs(range.count, lid);
+    merge_tile(outputs.x, outputs.y, range.a_len, range.count - range.a_len);
+    store_merged(outputs.x, outputs.y - outputs.x);
     workgroupBarrier();
     write_back(lid, range.k0, range.count, range.a_len, range.a0, range.b0);
 }

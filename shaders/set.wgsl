@@ -74,45 +74,16 @@ fn set_tile(g: u32, total: u32) -> TileRange {
     return tile_range(g, total, cut(g), cut(g + 1u), segment);
 }
 
-// Whether the output at merged rank k, tile slot `slot` of `range`, is kept, by counting the runs
-// of its key: for the outputs decide_by_neighbours leaves.
-fn kept(slot: u32, range: TileRange, k: u32) -> bool {
-    let m = params.a_len;
-    let n = params.b_len;
-    let key = tile[slot];
+// Output k's index in its own input and its merge position in the other (tile slot `slot` of
+// `range`): for A's elements the B elements before it in the merge are exactly those before its
+// key, for B's the A elements before it are those through its key.
+fn own_and_other(slot: u32, range: TileRange, k: u32) -> vec2<u32> {
     if slot < range.a_len {
-        // A[i]: the B elements before it in the merge are exactly those before its key.
         let i = range.a0 + slot;
-        let j = min(remaining(k, i), n);
-        var copies = 0u;
-        if j < n && !key_before(key, b_keys[j]) {
-            copies = upper_bound_near_start(SIDE_B, key, j + 1u, n) - j;
-        }
-        var rank = 0u;
-        if i > 0u && !key_before(a_keys[i - 1u], key) {
-            rank = i - lower_bound_near_end(SIDE_A, key, 0u, i);
-        }
-        switch SET_OPERATION {
-            case SET_UNION: { return true; }
-            case SET_INTERSECTION: { return rank < copies; }
-            default: { return rank >= copies; }
-        }
+        return vec2(i, min(remaining(k, i), params.b_len));
     }
-    if SET_OPERATION == SET_INTERSECTION || SET_OPERATION == SET_DIFFERENCE {
-        return false;
-    }
-    // B[j]: the A elements before it in the merge are those through its key.
     let j = range.b0 + slot - range.a_len;
-    let i = min(remaining(k, j), m);
-    var copies = 0u;
-    if i > 0u && !key_before(a_keys[i - 1u], key) {
-        copies = i - lower_bound_near_end(SIDE_A, key, 0u, i);
-    }
-    var rank = 0u;
-    if j > 0u && !key_before(b_keys[j - 1u], key) {
-        rank = j - lower_bound_near_end(SIDE_B, key, 0u, j);
-    }
-    return rank >= copies;
+    return vec2(j, min(remaining(k, j), params.a_len));
 }
 
 // The decision from the output's two neighbours alone: the key before it in its own input, and
@@ -123,17 +94,16 @@ const DROP: u32 = 0u;
 const KEEP: u32 = 1u;
 const SEARCH: u32 = 2u;
 fn decide_by_neighbours(slot: u32, range: TileRange, k: u32) -> u32 {
-    let m = params.a_len;
-    let n = params.b_len;
     let key = tile[slot];
     // A union keeps all of A (run 87: 3% at 2^28 without its reads).
     if SET_OPERATION == SET_UNION && slot < range.a_len {
         return KEEP;
     }
+    let at = own_and_other(slot, range, k);
     if slot < range.a_len {
-        let i = range.a0 + slot;
-        let j = min(remaining(k, i), n);
-        let in_other = j < n && !key_before(key, b_keys[j]);
+        let i = at.x;
+        let j = at.y;
+        let in_other = j < params.b_len && !key_before(key, b_keys[j]);
         let after_own = i > 0u && !key_before(a_keys[i - 1u], key);
         if in_other && after_own {
             return SEARCH;
@@ -144,8 +114,8 @@ fn decide_by_neighbours(slot: u32, range: TileRange, k: u32) -> u32 {
     if SET_OPERATION == SET_INTERSECTION || SET_OPERATION == SET_DIFFERENCE {
         return DROP;
     }
-    let j = range.b0 + slot - range.a_len;
-    let i = min(remaining(k, j), m);
+    let j = at.x;
+    let i = at.y;
     let in_other = i > 0u && !key_before(a_keys[i - 1u], key);
     let after_own = j > 0u && !key_before(b_keys[j - 1u], key);
     if in_other && after_own {
@@ -153,6 +123,32 @@ fn decide_by_neighbours(slot: u32, range: TileRange, k: u32) -> u32 {
     }
     // Rank 0 or no copies in A: kept unless A has a copy.
     return select(DROP, KEEP, !in_other);
+}
+
+// Whether an output decide_by_neighbours leaves to SEARCH is kept. Both its neighbours equal its
+// key (so they exist, and every search stays within its input): its rank among its copies in its
+// own input and the other's copies are counted.
+fn kept(slot: u32, range: TileRange, k: u32) -> bool {
+    let key = tile[slot];
+    let at = own_and_other(slot, range, k);
+    if slot < range.a_len {
+        if SET_OPERATION == SET_UNION {
+            return true;
+        }
+        let i = at.x;
+        let j = at.y;
+        let copies = upper_bound_near_start(SIDE_B, key, j + 1u, params.b_len) - j;
+        let rank = i - lower_bound_near_end(SIDE_A, key, 0u, i);
+        if SET_OPERATION == SET_INTERSECTION {
+            return rank < copies;
+        }
+        return rank >= copies;
+    }
+    let j = at.x;
+    let i = at.y;
+    let copies = i - lower_bound_near_end(SIDE_A, key, 0u, i);
+    let rank = j - lower_bound_near_end(SIDE_B, key, 0u, j);
+    return rank >= copies;
 }
 
 // Marks a kept output's slot in `staged`: slots are below TILE, far below this bit.
@@ -269,13 +265,12 @@ fn set_tiles(@builtin(local_invocation_index) lid: u32) {
     // The invocation's outputs, read before any is moved: the kept ones go to the front, in
     // order.
     let range = set_tile(g, total);
-    let d0 = min(lid * ITEMS_PER_THREAD, range.count);
-    let d1 = min(d0 + ITEMS_PER_THREAD, range.count);
+    let outputs = invocation_outputs(range.count, lid);
     var words: array<u32, MAX_ITEMS>;
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         words[r] = 0u;
-        if d0 + r < d1 {
-            words[r] = staged[d0 + r];
+        if outputs.x + r < outputs.y {
+            words[r] = staged[outputs.x + r];
         }
     }
     workgroupBarrier();
