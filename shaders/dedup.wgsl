@@ -11,15 +11,46 @@ fn same(x: Key, y: Key) -> bool {
     return !key_less(x, y) && !key_less(y, x);
 }
 
-// lib/select.wgsl's hook: whether key i, `key`, is the one of its run that stays.
-fn is_kept(i: u32, key: Key) -> bool {
+// lib/select.wgsl's hooks. A row's edge is the key before it (after it, keeping the last), or
+// zero where there is none.
+fn row_edge(first: u32) -> Key {
+    var edge: Key;
     if KEEP_LAST {
-        return i + 1u == params.len || !same(key, keys_in[i + 1u]);
+        if first + ROW_KEYS < params.len {
+            edge = keys_in[first + ROW_KEYS];
+        }
+    } else if first > 0u && first <= params.len {
+        edge = keys_in[first - 1u];
     }
-    return i == 0u || !same(keys_in[i - 1u], key);
+    return edge;
+}
+
+fn row_kept(first: u32, row: Row) -> u32 {
+    var bits = 0u;
+    for (var c = 0u; c < ROW_KEYS; c++) {
+        let i = first + c;
+        var kept = false;
+        if KEEP_LAST {
+            var next = row.edge;
+            if c + 1u < ROW_KEYS {
+                next = row.keys[c + 1u];
+            }
+            kept = i + 1u == params.len || !same(row.keys[c], next);
+        } else {
+            var previous = row.edge;
+            if c > 0u {
+                previous = row.keys[c - 1u];
+            }
+            kept = i == 0u || !same(previous, row.keys[c]);
+        }
+        if i < params.len && kept {
+            bits |= 1u << c;
+        }
+    }
+    return bits;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn dedup(@builtin(local_invocation_index) lid: u32) {
-    select_tile(lid);
+    select_tiles(lid);
 }

@@ -12,7 +12,7 @@ use crate::look_back::{self, LookBack};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scan::{lanes_memory, lanes_module};
 use crate::scratch::Scratch;
-use crate::{Error, Gpu};
+use crate::{tuning, Error, Gpu};
 
 /// The bindings of every selection kernel; the key filter adds its B at 6.
 pub(crate) const BINDINGS: &[(u32, wgpu::BufferBindingType)] =
@@ -29,6 +29,23 @@ const STATE: usize = 44;
 const SPARE: usize = 45;
 /// The slice forms' count.
 const COUNT: usize = 46;
+
+/// Places of a tile's output staged in workgroup memory at once (`STAGE` in lib/select.wgsl).
+const STAGE: u64 = 1024;
+
+/// Loop iterations an invocation runs a tile, for [`tuning::most_tiles_within_loop_budget`]: the
+/// scan's share (scan.rs measured 73 to 109 on lavapipe) and staging up to 8 chunks of the
+/// output; a kernel that binds a second input searches it for each of its 16 keys, at most 32
+/// iterations each.
+fn loops_per_tile(kernel: &Kernel) -> u32 {
+    let searches = kernel.bindings.iter().any(|&(binding, _)| binding == OTHER);
+    256 + if searches { 16 * 32 } else { 0 }
+}
+
+/// `MOST_TILES` of selection `kernel`.
+fn most_tiles(kernel: &Kernel) -> u32 {
+    tuning::most_tiles_within_loop_budget(loops_per_tile(kernel))
+}
 
 /// Values of [`DedupBuffers`](crate::DedupBuffers) and [`FilterBuffers`](crate::FilterBuffers):
 /// one per key, 4 or 8 bytes each; the kept keys' values go to `out`.
@@ -66,13 +83,17 @@ impl SelectConfig {
     /// with the selection's.
     pub(crate) fn specialization(
         self,
-        op: &Specialization,
+        (kernel, op): (&Kernel, &Specialization),
         key: KeyType,
         value_size: u32,
     ) -> Specialization {
         let (values, mut constants) = move_values_module(value_size);
+        if value_size > 0 {
+            constants.push(("STAGED_VALUES", STAGE as u32));
+        }
         let lanes = lanes_module(self.subgroups);
         constants.push(("WORKGROUP_SIZE", self.workgroup));
+        constants.push(("MOST_TILES", most_tiles(kernel)));
         constants.extend(self.look_back.constants());
         constants.extend(op.constants.iter().copied());
         let mut params = vec![
@@ -89,16 +110,18 @@ impl SelectConfig {
         }
     }
 
-    /// Workgroup memory of a selection kernel.
-    fn workgroup_memory(self) -> u64 {
+    /// Workgroup memory of a selection kernel of `key` with values or not.
+    fn workgroup_memory(self, key: KeyType, with_values: bool) -> u64 {
         let lanes = lanes_memory(self.subgroups, self.workgroup);
-        // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
-        lanes + look_back::workgroup_memory(self.subgroups) + 1024 * 4 + 4
+        // The staged keys, their sources where values move, and the tile's count.
+        let sources = if with_values { STAGE * 4 } else { 0 };
+        let staged = STAGE * key.size() as u64 + sources;
+        lanes + look_back::workgroup_memory(self.subgroups) + staged + 4
     }
 
     /// Keys of one tile.
     fn tile(self) -> usize {
-        self.workgroup as usize * crate::tuning::SELECT_ITEMS as usize
+        self.workgroup as usize * tuning::SELECT_ITEMS as usize
     }
 
     /// Every configuration a device may build, for the kernel tests.
@@ -139,8 +162,7 @@ impl Gpu {
     /// decoupled fallback elsewhere (as scans choose by default).
     pub(crate) fn select_config(&self) -> SelectConfig {
         let limits = self.device.limits();
-        let workgroup =
-            crate::tuning::select_workgroup(limits.max_compute_invocations_per_workgroup);
+        let workgroup = tuning::select_workgroup(limits.max_compute_invocations_per_workgroup);
         SelectConfig {
             workgroup,
             subgroups: self.subgroups_fill(workgroup),
@@ -149,9 +171,14 @@ impl Gpu {
     }
 
     /// Checks that the device can run selection `kernel`.
-    pub(crate) fn check_select(&self, kernel: &Kernel, with_values: bool) -> Result<(), Error> {
+    pub(crate) fn check_select(
+        &self,
+        kernel: &Kernel,
+        key: KeyType,
+        with_values: bool,
+    ) -> Result<(), Error> {
         let config = self.select_config();
-        self.check_workgroup_memory(config.workgroup_memory(), kernel.entry)?;
+        self.check_workgroup_memory(config.workgroup_memory(key, with_values), kernel.entry)?;
         self.check_storage_buffers(kernel, with_values)
     }
 
@@ -232,10 +259,12 @@ impl Gpu {
             ]);
         }
         let bind_group = self.bind_group(kernel, values.is_some(), &entries);
-        let specialization = config.specialization(op, key, value_size);
+        let specialization = config.specialization((kernel, op), key, value_size);
         let pipeline = self.pipeline(kernel, &specialization)?;
-        // At least one workgroup, which writes the count when there are no keys.
-        let groups = self.dispatch_shape(tiles.max(1) as u32)?;
+        // Workgroups take tiles in turn; at least one, which writes the count when there are no
+        // keys.
+        let groups = tuning::scan_single_pass_groups(tiles, config.workgroup, most_tiles(kernel));
+        let groups = self.dispatch_shape(groups.max(1))?;
         dispatch(encoder, kernel.entry, &pipeline, &bind_group, groups);
         Ok(())
     }
@@ -337,8 +366,8 @@ pub(crate) fn configurations(
                 for config in SelectConfig::all() {
                     out.push(crate::kernel_tests::Configuration {
                         kernel,
-                        specialization: config.specialization(op, key, value_size),
-                        workgroup_memory: config.workgroup_memory(),
+                        specialization: config.specialization((kernel, op), key, value_size),
+                        workgroup_memory: config.workgroup_memory(key, value_size > 0),
                     });
                 }
             }

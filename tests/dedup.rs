@@ -70,6 +70,19 @@ fn every_size_to_70_and_runs() {
     assert_eq!(gpu().dedup(&floats).unwrap().len(), 5);
 }
 
+/// Millions of keys: each workgroup takes many tiles in turn, and on lavapipe the first ones reach
+/// the most a workgroup may take (its loop budget).
+#[test]
+fn millions_of_keys() {
+    let mut rng = rng("dedup::millions");
+    for (len, range) in [(3_000_017usize, 1u32 << 20), (4_194_304, 16)] {
+        let keys = sorted(&mut rng, len, 0..=range);
+        for keep in [Keep::First, Keep::Last] {
+            check(&keys, keep, &format!("len={len} range={range} {keep:?}"));
+        }
+    }
+}
+
 #[test]
 fn resident_form_writes_the_count() {
     let gpu = gpu();

@@ -54,6 +54,18 @@ fn every_shape<K: TestKey>() {
 
 every_key_type!(every_shape);
 
+/// Millions of keys: each workgroup takes many tiles in turn, and on lavapipe the first ones reach
+/// the most a workgroup may take (its loop budget, which counts the searches of B).
+#[test]
+fn millions_of_keys() {
+    let mut rng = rng("difference_by_key::millions");
+    let a: Vec<u32> = (0..2_500_009)
+        .map(|_| rng.random_range(0..1u32 << 24))
+        .collect();
+    let b = sorted(&mut rng, 1 << 20, 0..=1 << 24);
+    check(&a, &b, Order::Ascending, "2,500,009 / 2^20");
+}
+
 #[test]
 fn tombstones_drop_every_copy() {
     let gpu = gpu();

@@ -1,14 +1,21 @@
-// Selection in one pass (CUB's DeviceSelect::If): keeps the keys (and values) for which the
-// importer's `is_kept(i, key)` holds, in input order, and writes how many. Dedup and the key
-// filter are each an entry file that defines `is_kept` and calls `select_tile`.
+// Selection in one pass (CUB's DeviceSelect::If): keeps the keys (and values) that the importer
+// says stay, in input order, and writes how many. Dedup and the key filter are each an entry file
+// that defines two hooks and calls `select_tiles`:
 //
-// A tile is WORKGROUP_SIZE * 16 keys. Each invocation takes four rows of four consecutive keys
-// of its lane group's part of the tile (scan.wgsl's layout: a row of a group is contiguous, so
-// loads coalesce), keeps a bit per kept key, and the lanes scan their rows' counts (`lanes`:
-// lib/workgroup_scan/subgroups.wgsl or plain.wgsl). lib/look_back.wgsl gives each tile the
-// number kept before it, so the input is read once (the kept keys again, from cache) and nothing
-// but the kept keys is written: staged by their sources in workgroup memory, then written by
-// consecutive invocations.
+//     fn row_edge(first: u32) -> Key
+//     fn row_kept(first: u32, row: Row) -> u32
+//
+// A row is ROW_KEYS consecutive keys from `first` (keys at or beyond params.len read as zero) and
+// its edge, the one key beyond them its decisions need, loaded with it (dedup's neighbour);
+// row_kept gives a bit per kept key (bit c: key first + c), none for keys beyond params.len.
+//
+// A tile is WORKGROUP_SIZE * 16 keys. Each invocation takes four rows of its lane group's part of
+// the tile (scan.wgsl's layout: a row of a group is contiguous, so loads coalesce), and the lanes
+// scan their rows' counts (`lanes`: lib/workgroup_scan/subgroups.wgsl or plain.wgsl).
+// lib/look_back.wgsl gives each tile the number kept before it, so the input is read once and
+// nothing but the kept keys is written: staged in workgroup memory, then written by consecutive
+// invocations. As scan.wgsl's single pass does, a workgroup takes tiles in turn and loads the
+// next tile's rows before it waits on this tile's predecessors, so the wait overlaps the loads.
 
 #import key
 #import move_values
@@ -36,14 +43,18 @@ override WORKGROUP_SIZE: u32 = 256u;
 const ROWS: u32 = 4u;
 const ROW_KEYS: u32 = 4u;
 
-// Per row of the invocation's keys, a bit for each key kept.
-var<private> kept_bits: vec4<u32>;
+struct Row {
+    keys: array<Key, ROW_KEYS>,
+    edge: Key,
+}
+alias Rows = array<Row, ROWS>;
 
-// Places of the tile's output staged at once: the source of each kept key. Runs 100-101, dedup
-// of 2^28 keys on the H100 in 512 x 16 tiles: 1.00 ms at 1024, 1.13 at 512, 1.51 at 256, 1.39
-// at 4096, 2.37 at 8192 (the whole tile in one chunk).
+// Places of the tile's output staged at once: the kept keys (and, with values, their sources;
+// the host sets STAGED_VALUES to STAGE). Runs 100-101, dedup of 2^28 keys on the H100 in 512 x 16
+// tiles: 1.00 ms at 1024, 1.13 at 512, 1.51 at 256, 1.39 at 4096, 2.37 at 8192 (the whole tile in
+// one chunk).
 const STAGE: u32 = 1024u;
-var<workgroup> wg_sources: array<u32, STAGE>;
+var<workgroup> wg_staged: array<Key, STAGE>;
 var<workgroup> wg_kept: u32;
 
 // The first key of this invocation's row k of tile `tile`.
@@ -51,27 +62,28 @@ fn row_first(tile: u32, k: u32) -> u32 {
     return (tile * WORKGROUP_SIZE * ROWS + lane_group_base * ROWS + k * lanes + lane) * ROW_KEYS;
 }
 
-// The number of keys kept in each of this invocation's rows of `tile`; with `own`, the kept bits
-// stay in kept_bits.
-fn count_rows(tile: u32, own: bool) -> vec4<u32> {
-    var counts: vec4<u32>;
+// The invocation's rows of `tile`, as loaded.
+fn load_rows(tile: u32) -> Rows {
+    var rows: Rows;
     for (var k = 0u; k < ROWS; k++) {
         let first = row_first(tile, k);
-        var bits = 0u;
         for (var c = 0u; c < ROW_KEYS; c++) {
-            let i = first + c;
-            if i < params.len {
-                if is_kept(i, keys_in[i]) {
-                    bits |= 1u << c;
-                }
+            if first + c < params.len {
+                rows[k].keys[c] = keys_in[first + c];
             }
         }
-        if own {
-            kept_bits[k] = bits;
-        }
-        counts[k] = countOneBits(bits);
+        rows[k].edge = row_edge(first);
     }
-    return counts;
+    return rows;
+}
+
+// Per row of `rows` (of `tile`), a bit for each key kept.
+fn kept_bits(tile: u32, rows: Rows) -> vec4<u32> {
+    var bits: vec4<u32>;
+    for (var k = 0u; k < ROWS; k++) {
+        bits[k] = row_kept(row_first(tile, k), rows[k]);
+    }
+    return bits;
 }
 
 // The rows' counts scanned across the tile: every invocation calls it.
@@ -82,8 +94,8 @@ struct TileCounts {
     // Row k's prefix within the group.
     rows_before: vec4<u32>,
 }
-fn scan_counts(counts: vec4<u32>) -> TileCounts {
-    let lane_scan = lanes_exclusive(counts);
+fn scan_counts(bits: vec4<u32>) -> TileCounts {
+    let lane_scan = lanes_exclusive(countOneBits(bits));
     var before: vec4<u32>;
     var running = 0u;
     for (var k = 0u; k < ROWS; k++) {
@@ -98,46 +110,31 @@ fn look_back_base() -> u32 {
     return 0u;
 }
 fn look_back_fallback(tile: u32) -> u32 {
-    return scan_counts(count_rows(tile, false)).group.y;
+    return scan_counts(kept_bits(tile, load_rows(tile))).group.y;
 }
 fn look_back_origin() -> u32 {
     return 0u;
 }
 
-// The selection's work for one workgroup: every invocation calls it.
-fn select_tile(lid: u32) {
-    lanes_begin(lid);
-    let tile = take_tile(lid);
-    if tile >= params.tiles {
-        // The host dispatches one workgroup for no keys, to write the count.
-        if params.tiles == 0u && tile == 0u && lid == 0u {
-            count[0] = 0u;
-        }
-        return;
-    }
-    let tile_counts = scan_counts(count_rows(tile, true));
-    let kept = tile_counts.group.y;
-    var prefix = 0u;
-    if tile == 0u {
-        publish_first(kept, lid);
-    } else {
-        prefix = look_back(tile, kept, lid);
-    }
-    // The kept keys' sources, STAGE places of the tile's output at a time, in workgroup memory;
-    // then every invocation writes consecutive places, so the writes coalesce.
+// Writes tile `tile`'s kept keys (rows `own`, kept `bits`) from place `prefix` on: STAGE places
+// at a time staged in workgroup memory, then written by consecutive invocations, so the writes
+// coalesce. Every invocation calls it.
+fn write_kept(tile: u32, own: Rows, bits: vec4<u32>, tile_counts: TileCounts, prefix: u32,
+              lid: u32) {
     if lid == 0u {
-        wg_kept = kept;
+        wg_kept = tile_counts.group.y;
     }
     let tile_kept = workgroupUniformLoad(&wg_kept);
     for (var chunk = 0u; chunk < tile_kept; chunk += STAGE) {
         for (var k = 0u; k < ROWS; k++) {
-            var place = tile_counts.group.x + tile_counts.rows_before[k] + tile_counts.lanes.exclusive[k];
+            var place = tile_counts.group.x + tile_counts.rows_before[k]
+                + tile_counts.lanes.exclusive[k];
             let first = row_first(tile, k);
-            let bits = kept_bits[k];
             for (var c = 0u; c < ROW_KEYS; c++) {
-                if (bits & (1u << c)) != 0u {
+                if (bits[k] & (1u << c)) != 0u {
                     if place >= chunk && place < chunk + STAGE {
-                        wg_sources[place - chunk] = first + c;
+                        wg_staged[place - chunk] = own[k].keys[c];
+                        stage_value(place - chunk, first + c);
                     }
                     place++;
                 }
@@ -146,13 +143,52 @@ fn select_tile(lid: u32) {
         workgroupBarrier();
         let staged = min(STAGE, tile_kept - chunk);
         for (var x = lid; x < staged; x += WORKGROUP_SIZE) {
-            let source = wg_sources[x];
-            keys_out[prefix + chunk + x] = keys_in[source];
-            move_value(source, prefix + chunk + x);
+            keys_out[prefix + chunk + x] = wg_staged[x];
+            move_staged_value(x, prefix + chunk + x);
         }
         workgroupBarrier();
     }
-    if tile + 1u == params.tiles && lid == 0u {
-        count[0] = prefix + kept;
+}
+
+// The selection's work for one workgroup: every invocation calls it. The host dispatches fewer
+// workgroups than tiles (tuning::scan_single_pass_groups); any that start after the counter has
+// passed the last tile end at once.
+fn select_tiles(lid: u32) {
+    lanes_begin(lid);
+    var tile = take_tile(lid);
+    if tile >= params.tiles {
+        // The host dispatches one workgroup for no keys, to write the count.
+        if params.tiles == 0u && tile == 0u && lid == 0u {
+            count[0] = 0u;
+        }
+        return;
+    }
+    var rows = load_rows(tile);
+    loop {
+        let own = rows;
+        let bits = kept_bits(tile, own);
+        let tile_counts = scan_counts(bits);
+        let kept = tile_counts.group.y;
+        if tile == 0u {
+            publish_first(kept, lid);
+        } else {
+            look_back_start(tile, kept, lid);
+        }
+        let next = take_tile(lid);
+        if next < params.tiles {
+            rows = load_rows(next);
+        }
+        var prefix = 0u;
+        if tile > 0u {
+            prefix = look_back_finish(tile, kept, lid);
+        }
+        write_kept(tile, own, bits, tile_counts, prefix, lid);
+        if tile + 1u == params.tiles && lid == 0u {
+            count[0] = prefix + kept;
+        }
+        if next >= params.tiles {
+            break;
+        }
+        tile = next;
     }
 }
