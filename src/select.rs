@@ -30,12 +30,8 @@ const SPARE: usize = 45;
 /// The slice forms' count.
 const COUNT: usize = 46;
 
-/// Places of a tile's output staged in workgroup memory at once (`STAGE` in lib/select.wgsl).
-const STAGE: u64 = 1024;
-
 /// Loop iterations an invocation runs a tile, for [`tuning::most_tiles_within_loop_budget`]: the
-/// scan's share (scan.rs measured 73 to 109 on lavapipe) and staging up to 8 chunks of the
-/// output; a kernel that binds a second input searches it for each of its 16 keys, at most 32
+/// scan's share (scan.rs measured 73 to 109 on lavapipe) and staging up to 8 chunks of the output; a kernel that binds a second input searches it for each of its 16 keys, at most 32
 /// iterations each.
 fn loops_per_tile(kernel: &Kernel) -> u32 {
     let searches = kernel.bindings.iter().any(|&(binding, _)| binding == OTHER);
@@ -88,9 +84,6 @@ impl SelectConfig {
         value_size: u32,
     ) -> Specialization {
         let (values, mut constants) = move_values_module(value_size);
-        if value_size > 0 {
-            constants.push(("STAGED_VALUES", STAGE as u32));
-        }
         let lanes = lanes_module(self.subgroups);
         constants.push(("WORKGROUP_SIZE", self.workgroup));
         constants.push(("MOST_TILES", most_tiles(kernel)));
@@ -110,13 +103,11 @@ impl SelectConfig {
         }
     }
 
-    /// Workgroup memory of a selection kernel of `key` with values or not.
-    fn workgroup_memory(self, key: KeyType, with_values: bool) -> u64 {
+    /// Workgroup memory of a selection kernel.
+    fn workgroup_memory(self) -> u64 {
         let lanes = lanes_memory(self.subgroups, self.workgroup);
-        // The staged keys, their sources where values move, and the tile's count.
-        let sources = if with_values { STAGE * 4 } else { 0 };
-        let staged = STAGE * key.size() as u64 + sources;
-        lanes + look_back::workgroup_memory(self.subgroups) + staged + 4
+        // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
+        lanes + look_back::workgroup_memory(self.subgroups) + 1024 * 4 + 4
     }
 
     /// Keys of one tile.
@@ -171,14 +162,9 @@ impl Gpu {
     }
 
     /// Checks that the device can run selection `kernel`.
-    pub(crate) fn check_select(
-        &self,
-        kernel: &Kernel,
-        key: KeyType,
-        with_values: bool,
-    ) -> Result<(), Error> {
+    pub(crate) fn check_select(&self, kernel: &Kernel, with_values: bool) -> Result<(), Error> {
         let config = self.select_config();
-        self.check_workgroup_memory(config.workgroup_memory(key, with_values), kernel.entry)?;
+        self.check_workgroup_memory(config.workgroup_memory(), kernel.entry)?;
         self.check_storage_buffers(kernel, with_values)
     }
 
@@ -367,7 +353,7 @@ pub(crate) fn configurations(
                     out.push(crate::kernel_tests::Configuration {
                         kernel,
                         specialization: config.specialization((kernel, op), key, value_size),
-                        workgroup_memory: config.workgroup_memory(key, value_size > 0),
+                        workgroup_memory: config.workgroup_memory(),
                     });
                 }
             }
