@@ -166,8 +166,9 @@ fn select_tiles(lid: u32) {
         }
         return;
     }
+    var rows = load_rows(tile);
     loop {
-        let bits = kept_bits(tile, load_rows(tile));
+        let bits = kept_bits(tile, rows);
         let tile_counts = scan_counts(bits);
         let kept = tile_counts.group.y;
         if tile == 0u {
@@ -183,9 +184,13 @@ fn select_tiles(lid: u32) {
         if tile + 1u == params.tiles && lid == 0u {
             count[0] = prefix + kept;
         }
-        tile = take_tile(lid);
-        if tile >= params.tiles {
+        // The next tile's rows are loaded here, not at the loop's top: run 140 measured that
+        // form at 0.977 ms (2^28), run 141 this one at 0.891.
+        let next = take_tile(lid);
+        if next >= params.tiles {
             break;
         }
+        rows = load_rows(next);
+        tile = next;
     }
 }
