@@ -13,23 +13,24 @@
 // and loads each while merging the one before; merge_path_chunks does the same with chunks of
 // consecutive tiles that its workgroups take from a counter until none is left.
 //
-// Sort's merge passes use the same passes on many merges at once (params.run_len,
-// lib/segments.wgsl); each workgroup's tile lies in one segment because TILE divides the segment
-// length.
+// Sort's merge passes and the many-way merge's use the same passes on many merges at once, each
+// tile in one segment (lib/segments.wgsl): how tiles fall into segments is the `tiling` parameter
+// (lib/tiling/runs.wgsl for params.run_len, lib/tiling/table.wgsl for segments the host lists).
 
 #import lib/dispatch
 #import lib/merge_io
 #import lib/merge_tile
 #import stage
+#import tiling
 
 // splits[g] = elements of A (of its segment) before output g * TILE; the last entry closes the
 // last tile. Written by partition.wgsl.
 @group(0) @binding(7) var<storage, read_write> splits: array<u32>;
 
 // Tile g of the merge, with its boundaries from the partition.
-fn path_tile(g: u32, total: u32) -> TileRange {
-    let segment = segment_of(g * TILE, params.a_len, params.b_len, params.run_len);
-    return tile_range(g, total, splits[g], splits[g + 1u], segment);
+fn path_tile(g: u32) -> TileRange {
+    let placed = place_tile(g, TILE, params.a_len, params.b_len, params.run_len);
+    return tile_range(placed.k0, splits[g], splits[g + 1u], placed.segment);
 }
 
 // Merges the staged tile of `range` and writes its outputs.
@@ -46,10 +47,9 @@ fn merge_staged(range: TileRange, lid: u32) {
 fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
               @builtin(num_workgroups) num_workgroups: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
-    let total = params.a_len + params.b_len;
     let g = group_index(workgroup_id, num_workgroups);
-    if g * TILE >= total { return; }
-    let range = path_tile(g, total);
+    if g >= tile_count(params.a_len + params.b_len, TILE) { return; }
+    let range = path_tile(g);
     load_range(range, lid);
     stage_loaded(range, lid);
     merge_staged(range, lid);
@@ -63,18 +63,17 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 fn merge_path_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                     @builtin(num_workgroups) num_workgroups: vec3<u32>,
                     @builtin(local_invocation_index) lid: u32) {
-    let total = params.a_len + params.b_len;
-    let tiles = (total + TILE - 1u) / TILE;
+    let tiles = tile_count(params.a_len + params.b_len, TILE);
     var g = group_index(workgroup_id, num_workgroups) * params.tiles_per_group;
     if g >= tiles { return; }
     let last = min(g + params.tiles_per_group, tiles) - 1u;
-    var range = path_tile(g, total);
+    var range = path_tile(g);
     load_range(range, lid);
     loop {
         stage_loaded(range, lid);
         var next = range;
         if g < last {
-            next = path_tile(g + 1u, total);
+            next = path_tile(g + 1u);
             load_range(next, lid);
         }
         merge_staged(range, lid);
@@ -105,8 +104,7 @@ override MOST_TILES: u32 = 1u;
 // chunk is taken whether or not the device runs them at once; those that find none left stop.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn merge_path_chunks(@builtin(local_invocation_index) lid: u32) {
-    let total = params.a_len + params.b_len;
-    let tiles = (total + TILE - 1u) / TILE;
+    let tiles = tile_count(params.a_len + params.b_len, TILE);
     let size = params.tiles_per_group;
     let chunks = (tiles + size - 1u) / size;
     if lid == 0u { next_chunk = atomicAdd(&chunk_counter, 1u); }
@@ -117,7 +115,7 @@ fn merge_path_chunks(@builtin(local_invocation_index) lid: u32) {
     var first = g;
     var last = min(g + size, tiles) - 1u;
     var taken = last + 1u - g;
-    var range = path_tile(g, total);
+    var range = path_tile(g);
     load_range(range, lid);
     loop {
         stage_loaded(range, lid);
@@ -136,7 +134,7 @@ fn merge_path_chunks(@builtin(local_invocation_index) lid: u32) {
         }
         var next = range;
         if more {
-            next = path_tile(next_g, total);
+            next = path_tile(next_g);
             load_range(next, lid);
         }
         merge_staged(range, lid);

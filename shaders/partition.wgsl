@@ -1,9 +1,11 @@
 // The merge-path partition, the one pass that cuts every merge-shaped operation into independent
 // parts: it co-ranks the boundaries of a merge's output every `spacing` outputs, in parallel, into
 // `splits`: splits[b] = the elements of A (of the boundary's segment) among the outputs before
-// b * spacing, the last boundary closing the output. Merge path's merge passes, merge sort's merge
-// passes (segments of params.run_len), set operations and resident merges in pieces all read their
-// cuts from it.
+// boundary b, the last boundary closing the output. Boundary b is the start of tile b of the
+// merge pass that reads it, as the `tiling` parameter places tiles (lib/tiling/runs.wgsl: every
+// `spacing` outputs, in segments of params.run_len; lib/tiling/table.wgsl: from each listed
+// segment's start). Merge path's merge passes, merge sort's and the many-way merge's passes, set
+// operations and resident merges in pieces all read their cuts from it.
 //
 // Each boundary is searched by one invocation alone (binary search), or by LANES invocations
 // together (a k-ary search), which waits on far fewer loads one after another: the loads that
@@ -11,7 +13,7 @@
 
 #import lib/dispatch
 #import lib/co_rank
-#import lib/segments
+#import tiling
 
 struct PartitionParams {
     a_len: u32,
@@ -51,18 +53,18 @@ fn total_len() -> u32 {
     return params.a_len + params.b_len;
 }
 
-// The last boundary: the one at or past the end of the output.
+// The last boundary: the one that closes the output.
 fn last_boundary() -> u32 {
-    return (total_len() + params.spacing - 1u) / params.spacing;
+    return tile_count(total_len(), params.spacing);
 }
 
-// The segment of `boundary`, whose A and B it sets as a_base and b_base.
-fn boundary_segment(boundary: u32) -> Segment {
-    let k = min(boundary * params.spacing, total_len());
-    let segment = segment_of(k, params.a_len, params.b_len, params.run_len);
-    a_base = segment.a_base;
-    b_base = segment.b_base;
-    return segment;
+// Where `boundary` is (lib/tiling: its output and segment); sets its segment's A and B as a_base
+// and b_base.
+fn place_boundary(boundary: u32) -> PlacedTile {
+    let placed = place_tile(boundary, params.spacing, params.a_len, params.b_len, params.run_len);
+    a_base = placed.segment.a_base;
+    b_base = placed.segment.b_base;
+    return placed;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -98,8 +100,9 @@ fn partition_alone(boundary: u32) {
     if boundary > last_boundary() { return; }
     // Co-rank within the boundary's segment; a tile ending at its segment's end takes the rest
     // of the segment instead of reading this.
-    let segment = boundary_segment(boundary);
-    let k = min(boundary * params.spacing, total_len()) - segment.start;
+    let placed = place_boundary(boundary);
+    let segment = placed.segment;
+    let k = placed.k0 - segment.start;
     let fewest = co_rank_fewest(k, segment.a_len, segment.b_len);
     let most = co_rank_most(k, segment.a_len);
     // CO_RANK_WIDE is set for this pipeline (partition.rs).
@@ -181,8 +184,9 @@ fn partition_together(group: u32, lid: u32, lanes: u32) {
     let lane = lid % lanes;
     let boundary = group * (WORKGROUP_SIZE / lanes) + slot;
     let searching = slot < WORKGROUP_SIZE / lanes && boundary <= last_boundary();
-    let segment = boundary_segment(boundary);
-    let k = min(boundary * params.spacing, total_len()) - segment.start;
+    let placed = place_boundary(boundary);
+    let segment = placed.segment;
+    let k = placed.k0 - segment.start;
     if searching && lane == 0u {
         search_lo[slot] = 0u;
         search_hi[slot] = segment.a_len;

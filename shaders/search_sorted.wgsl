@@ -128,7 +128,7 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     }
     let a_len = select(params.haystack_len, params.needles_len, NEEDLES_A);
     let segment = segment_of(g * TILE, a_len, total - a_len, 0u);
-    let range = tile_range(g, total, cuts[g], cuts[g + 1u], segment);
+    let range = tile_range(g * TILE, cuts[g], cuts[g + 1u], segment);
     n_slot = select(range.a_len, 0u, NEEDLES_A);
     n_len = select(range.count - range.a_len, range.a_len, NEEDLES_A);
     n0 = select(range.b0, range.a0, NEEDLES_A);

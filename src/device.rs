@@ -506,12 +506,27 @@ impl Gpu {
     /// A uniform buffer holding `bytes`, written at creation: each recorded operation gets its
     /// own, so that operations recorded into one submission never share parameters.
     pub(crate) fn uniform(&self, label: &'static str, bytes: &[u8]) -> wgpu::Buffer {
+        self.buffer_init(label, bytes, wgpu::BufferUsages::UNIFORM)
+    }
+
+    /// A read-only storage buffer holding `bytes`, written at creation, as [`Gpu::uniform`]: for
+    /// parameters larger than a uniform binding allows (the many-way merge's segment tables).
+    pub(crate) fn storage_init(&self, label: &'static str, bytes: &[u8]) -> wgpu::Buffer {
+        self.buffer_init(label, bytes, wgpu::BufferUsages::STORAGE)
+    }
+
+    fn buffer_init(
+        &self,
+        label: &'static str,
+        bytes: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
         use wgpu::util::DeviceExt;
         self.device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
                 contents: bytes,
-                usage: wgpu::BufferUsages::UNIFORM,
+                usage,
             })
     }
 }

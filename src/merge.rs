@@ -169,6 +169,21 @@ pub(crate) static MERGE_PATH_TILES: Kernel = Kernel {
     bindings: MERGE_PATH_BINDINGS,
     value_bindings: VALUE_BINDINGS,
 };
+/// `merge_path_tiles` over segments the host lists (lib/tiling/table.wgsl, binding 9): the
+/// many-way merge's passes.
+pub(crate) static MERGE_PATH_TILES_TABLE: Kernel = Kernel {
+    file: "merge_path",
+    entry: "merge_path_tiles",
+    bindings: &[
+        (0, UNIFORM),
+        (1, READ),
+        (2, READ),
+        (3, WRITE),
+        (7, WRITE),
+        (9, READ),
+    ],
+    value_bindings: VALUE_BINDINGS,
+};
 /// `merge_path_chunks`: chunks of tiles taken from a counter (binding 8).
 pub(crate) static MERGE_PATH_CHUNKS: Kernel = Kernel {
     file: "merge_path",
@@ -248,6 +263,8 @@ pub(crate) fn specialization(
             "lib/merge_path/keys"
         };
         params.push(("stage", stage));
+        let table = std::ptr::eq(kernel, &MERGE_PATH_TILES_TABLE);
+        params.push(("tiling", crate::partition::tiling_module(table)));
         constants.push(("MOST_TILES", tuning::most_tiles_per_workgroup(shape.1)));
     }
     Specialization {
@@ -326,15 +343,72 @@ pub(crate) struct MergePlan {
     pub(crate) specialization: Specialization,
     pub(crate) key: KeyType,
     pub(crate) value_size: u32,
+    pub(crate) shape: Shape,
+    pub(crate) order: Order,
     pub(crate) params: MergeParams,
     pub(crate) dispatch: (u32, u32),
     /// Merge path's partition pass.
     pub(crate) partition: Option<Partition>,
+    /// The segments of a pass over segments the host lists (lib/tiling/table.wgsl).
+    pub(crate) segment_table: Option<wgpu::Buffer>,
 }
 
 impl MergePlan {
     fn is_empty(&self) -> bool {
         self.params.a_len == 0 && self.params.b_len == 0
+    }
+
+    /// Outputs per tile.
+    pub(crate) fn tile(&self) -> u32 {
+        self.shape.0 * self.shape.1
+    }
+
+    /// Whether the pass runs many merges within A, bound again as B: merge sort's segments of
+    /// run_len, or segments listed in a table.
+    fn segmented(&self) -> bool {
+        self.params.run_len > 0 || self.segment_table.is_some()
+    }
+
+    /// This merge path merge of A alone, as a pass over segments of A listed in `table`
+    /// (lib/tiling/table.wgsl: each segment's tiles of [`MergePlan::tile`] outputs from its
+    /// start, `tiles` in all).
+    pub(crate) fn over_segments(
+        &self,
+        gpu: &Gpu,
+        table: &wgpu::Buffer,
+        tiles: u32,
+    ) -> Result<MergePlan, Error> {
+        let kernel = &MERGE_PATH_TILES_TABLE;
+        let with_values = self.value_size > 0;
+        gpu.check_storage_buffers(kernel, with_values)?;
+        let partition = match &self.partition {
+            Some(partition) => partition.clone().with_segment_table(gpu, tiles)?,
+            None => {
+                return Err(Error::Validation(
+                    "wgmerge: only merge path merges over segments".into(),
+                ))
+            }
+        };
+        let tiles_per_group = self.params.tiles_per_group;
+        Ok(MergePlan {
+            kernel,
+            specialization: specialization(
+                kernel,
+                self.shape,
+                self.key,
+                self.order,
+                self.value_size,
+            ),
+            params: MergeParams {
+                b_len: 0,
+                run_len: 0,
+                ..self.params
+            },
+            dispatch: gpu.dispatch_shape(tiles.div_ceil(tiles_per_group))?,
+            partition: Some(partition),
+            segment_table: Some(table.clone()),
+            ..self.clone()
+        })
     }
 }
 
@@ -798,6 +872,8 @@ impl Gpu {
             specialization: specialization(kernel, shape, key, options.order, value_size),
             key,
             value_size,
+            shape,
+            order: options.order,
             params: MergeParams {
                 a_len: a_len as u32,
                 b_len: b_len as u32,
@@ -806,6 +882,7 @@ impl Gpu {
             },
             dispatch: self.dispatch_shape(workgroups)?,
             partition,
+            segment_table: None,
         })
     }
 
@@ -842,8 +919,9 @@ impl Gpu {
         plan: &MergePlan,
     ) -> Result<PreparedMerge, Error> {
         let total = buffers.a_len + buffers.b_len;
-        // Sort's merge passes read both runs of each pair from A's buffer, bound again as B.
-        let b_len = if plan.params.run_len > 0 {
+        // Sort's and the many-way merge's passes read both runs of each pair from A's buffer,
+        // bound again as B.
+        let b_len = if plan.segmented() {
             buffers.a_len
         } else {
             buffers.b_len
@@ -864,6 +942,7 @@ impl Gpu {
                 ),
                 splits,
                 Some(&scratch.chunk_counter),
+                plan.segment_table.as_ref(),
             )?),
             _ => None,
         };
@@ -912,6 +991,12 @@ impl Gpu {
                     resource: scratch.chunk_counter.as_entire_binding(),
                 });
             }
+        }
+        if let Some(table) = &plan.segment_table {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 9,
+                resource: table.as_entire_binding(),
+            });
         }
         let with_values = buffers.values.is_some();
         Ok(PreparedMerge {
@@ -1155,13 +1240,14 @@ impl Gpu {
 #[cfg(test)]
 pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
-    let kernels: [&'static Kernel; 6] = [
+    let kernels: [&'static Kernel; 7] = [
         &MERGE_BASIC,
         &MERGE_TILED,
         &MERGE_CIRCULAR,
         &MERGE_PATH,
         &MERGE_PATH_TILES,
         &MERGE_PATH_CHUNKS,
+        &MERGE_PATH_TILES_TABLE,
     ];
     for kernel in kernels {
         for key in KeyType::ALL {

@@ -20,6 +20,14 @@ pub(crate) static PARTITION: Kernel = Kernel {
     value_bindings: &[],
 };
 
+/// `partition_splits` over segments the host lists (lib/tiling/table.wgsl, binding 9).
+pub(crate) static PARTITION_TABLE: Kernel = Kernel {
+    file: "partition",
+    entry: "partition_splits",
+    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE), (9, READ)],
+    value_bindings: &[],
+};
+
 /// `partition_splits_reset_counter` in partition.wgsl: the same, and zeroes merge_path_chunks' counter.
 pub(crate) static PARTITION_RESET_COUNTER: Kernel = Kernel {
     file: "partition",
@@ -47,6 +55,8 @@ pub(crate) struct Partition {
     lanes: u32,
     dispatch: (u32, u32),
     reset_counter: bool,
+    /// Over segments listed in a table (lib/tiling/table.wgsl): the tiles it cuts.
+    table_tiles: Option<u32>,
 }
 
 impl Partition {
@@ -85,7 +95,23 @@ impl Partition {
             lanes,
             dispatch: gpu.dispatch_shape(workgroups)?,
             reset_counter,
+            table_tiles: None,
         })
+    }
+
+    /// The same partition at the starts of `tiles` tiles of segments listed in a table (bound
+    /// when prepared), where A is bound as B: the many-way merge's passes.
+    pub(crate) fn with_segment_table(mut self, gpu: &Gpu, tiles: u32) -> Result<Self, Error> {
+        self.params.b_len = 0;
+        self.params.run_len = 0;
+        self.reset_counter = false;
+        self.table_tiles = Some(tiles);
+        self.lanes = partition_lanes(self.boundaries());
+        let workgroups = self
+            .boundaries()
+            .div_ceil(PARTITION_WORKGROUP_SIZE / self.lanes);
+        self.dispatch = gpu.dispatch_shape(workgroups)?;
+        Ok(self)
     }
 
     /// The same partition over segments of `run_len` (merge sort's passes, lib/segments.wgsl).
@@ -94,14 +120,19 @@ impl Partition {
         self
     }
 
-    /// Boundaries the partition writes: one per `spacing` outputs and the end.
+    /// Boundaries the partition writes: one per tile and the end.
     pub(crate) fn boundaries(&self) -> u32 {
+        if let Some(tiles) = self.table_tiles {
+            return tiles + 1;
+        }
         let total = u64::from(self.params.a_len) + u64::from(self.params.b_len);
         (total.div_ceil(u64::from(self.params.spacing)) + 1) as u32
     }
 
     fn kernel(&self) -> &'static Kernel {
-        if self.reset_counter {
+        if self.table_tiles.is_some() {
+            &PARTITION_TABLE
+        } else if self.reset_counter {
             &PARTITION_RESET_COUNTER
         } else {
             &PARTITION
@@ -110,17 +141,19 @@ impl Partition {
 
     /// The pipeline's specialization.
     pub(crate) fn specialization(&self) -> Specialization {
-        specialization(self.key, self.order, self.lanes)
+        specialization(self.key, self.order, self.lanes, self.table_tiles.is_some())
     }
 
     /// The partition's pipeline and bind group: A and B as bound (their first a_len and b_len
-    /// keys), the boundaries into `splits`, and the counter zeroed when planned so.
+    /// keys), the boundaries into `splits`, the counter zeroed when planned so, and the segment
+    /// table where planned with one.
     pub(crate) fn prepare(
         &self,
         gpu: &Gpu,
         (a, b): (wgpu::BindingResource<'_>, wgpu::BindingResource<'_>),
         splits: &wgpu::Buffer,
         counter: Option<&wgpu::Buffer>,
+        segment_table: Option<&wgpu::Buffer>,
     ) -> Result<PreparedPartition, Error> {
         let kernel = self.kernel();
         let params = gpu.uniform("wgmerge partition params", bytemuck::bytes_of(&self.params));
@@ -151,6 +184,15 @@ impl Partition {
                 resource: counter.as_entire_binding(),
             });
         }
+        if self.table_tiles.is_some() {
+            let table = segment_table.ok_or_else(|| {
+                Error::Validation("wgmerge: the partition needs its segment table".into())
+            })?;
+            entries.push(wgpu::BindGroupEntry {
+                binding: 9,
+                resource: table.as_entire_binding(),
+            });
+        }
         Ok(PreparedPartition {
             pipeline: gpu.pipeline(kernel, &self.specialization())?,
             bind_group: gpu.bind_group(kernel, false, &entries),
@@ -175,10 +217,16 @@ impl PreparedPartition {
     }
 }
 
-/// The partition's specialization for `key` in `order` with `lanes` per boundary.
-pub(crate) fn specialization(key: KeyType, order: Order, lanes: u32) -> Specialization {
+/// The partition's specialization for `key` in `order` with `lanes` per boundary, over segments
+/// listed in a table or not (lib/tiling).
+pub(crate) fn specialization(
+    key: KeyType,
+    order: Order,
+    lanes: u32,
+    table: bool,
+) -> Specialization {
     Specialization {
-        params: vec![("key", key.module())],
+        params: vec![("key", key.module()), ("tiling", tiling_module(table))],
         constants: vec![
             ("WORKGROUP_SIZE", PARTITION_WORKGROUP_SIZE),
             ("LANES", lanes),
@@ -190,6 +238,16 @@ pub(crate) fn specialization(key: KeyType, order: Order, lanes: u32) -> Speciali
     }
 }
 
+/// The `tiling` module of merge-path passes (lib/tiling): over segments listed in a table, or
+/// over segments of `run_len`.
+pub(crate) fn tiling_module(table: bool) -> &'static str {
+    if table {
+        "lib/tiling/table"
+    } else {
+        "lib/tiling/runs"
+    }
+}
+
 /// Configurations the crate builds, for the kernel tests.
 #[cfg(test)]
 pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
@@ -197,10 +255,14 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     for key in KeyType::ALL {
         for order in [Order::Ascending, Order::Descending] {
             for lanes in [1, 2, 8, 32] {
-                for kernel in [&PARTITION, &PARTITION_RESET_COUNTER] {
+                for (kernel, table) in [
+                    (&PARTITION, false),
+                    (&PARTITION_RESET_COUNTER, false),
+                    (&PARTITION_TABLE, true),
+                ] {
                     out.push(crate::kernel_tests::Configuration {
                         kernel,
-                        specialization: specialization(key, order, lanes),
+                        specialization: specialization(key, order, lanes, table),
                         // Three words per search slot (SEARCH_SLOTS = 32), alone or together.
                         workgroup_memory: 32 * 3 * 4,
                     });

@@ -127,6 +127,7 @@ impl Gpu {
                     ),
                     &splits,
                     None,
+                    None,
                 )?;
                 {
                     let mut pass = encoder.begin_compute_pass(&Default::default());

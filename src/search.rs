@@ -324,9 +324,10 @@ impl Gpu {
         } else {
             (haystack, needles)
         };
-        let partition = tiles_plan
-            .partition
-            .prepare(self, (a.clone(), b.clone()), &cuts, None)?;
+        let partition =
+            tiles_plan
+                .partition
+                .prepare(self, (a.clone(), b.clone()), &cuts, None, None)?;
         entries.extend([
             entry(1, a),
             entry(2, b),

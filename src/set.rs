@@ -397,6 +397,7 @@ impl Gpu {
             ),
             &state,
             None,
+            None,
         )?;
         let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
         let total = plan.a_len + plan.b_len;

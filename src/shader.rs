@@ -42,6 +42,8 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/scan_op"),
     wgsl!("lib/search"),
     wgsl!("lib/segments"),
+    wgsl!("lib/tiling/runs"),
+    wgsl!("lib/tiling/table"),
     wgsl!("lib/select"),
     wgsl!("lib/subgroup_reduce"),
     wgsl!("lib/sort_block/keys"),

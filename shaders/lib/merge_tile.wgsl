@@ -49,12 +49,11 @@ struct TileRange {
     b0: u32,
 }
 
-// Tile g of `total` outputs in `segment`, whose first and last outputs have co-ranks a_split and
-// a_next in the segment.
-fn tile_range(g: u32, total: u32, a_split: u32, a_next: u32, segment: Segment) -> TileRange {
-    let k0 = g * TILE;
-    let count = min(TILE, total - k0);
+// The tile of outputs from k0 in `segment` (up to TILE, not beyond the segment), whose first and
+// last outputs have co-ranks a_split and a_next in the segment.
+fn tile_range(k0: u32, a_split: u32, a_next: u32, segment: Segment) -> TileRange {
     let segment_end = segment.start + segment.a_len + segment.b_len;
+    let count = min(TILE, remaining(segment_end, k0));
     let a_end = select(a_next, segment.a_len, k0 + count >= segment_end);
     // Clamped so that unsorted input (where co-rank need not grow with rank) stays in the tile.
     let a_len = min(remaining(a_end, a_split), count);

@@ -1,6 +1,8 @@
-// Merge sort's merge passes run many merges at once: each pass merges every pair of consecutive
-// sorted runs of `run_len` keys of A (B is unused). The output is cut into segments, one per pair
-// of runs; run_len = 0 means one plain merge of A and B.
+// A merge pass may run many merges at once, each over its own segment of the output. Merge
+// sort's passes merge every pair of consecutive sorted runs of `run_len` keys of A (B is unused);
+// run_len = 0 means one plain merge of A and B. How a pass's tiles fall into its segments is the
+// `tiling` parameter of the kernels that take one: lib/tiling/runs.wgsl (segments of run_len, or
+// one merge) or lib/tiling/table.wgsl (segments of any lengths, listed by the host).
 
 // One merge within the output: outputs [start, start + a_len + b_len) merge
 // a_keys[a_base..][..a_len] with b_keys[b_base..][..b_len].
@@ -10,6 +12,12 @@ struct Segment {
     a_len: u32,
     b_base: u32,
     b_len: u32,
+}
+
+// A tile of a pass (or a partition boundary): its first output, and the segment it lies in.
+struct PlacedTile {
+    k0: u32,
+    segment: Segment,
 }
 
 // The segment that output rank k belongs to: the whole merge, or in a sort pass the pair of runs
