@@ -65,6 +65,9 @@ struct Args {
     /// Timed repeats (median reported), after a warm-up.
     #[arg(long, default_value_t = 10)]
     repeats: usize,
+    /// Runs the many-way merge (`--ops many`) merges, one row per value.
+    #[arg(long, value_delimiter = ',', default_value = "1024")]
+    many_runs: Vec<usize>,
     /// Use the adapter whose name contains this text (case-insensitive).
     #[arg(long)]
     adapter: Option<String>,
@@ -136,7 +139,7 @@ enum Operation {
     Search,
     /// dedup of n sorted u32 keys, each about four times, device time: compare with the copy.
     Dedup,
-    /// merge_many of 1024 sorted runs totalling n u32 keys, device time (resident, without the
+    /// merge_many of `--many-runs` sorted runs totalling n u32 keys, device time (resident, without the
     /// copy of its input): CUB's radix sort of the same number of keys the anchor.
     Many,
     /// Inclusive sum scan of u32, each strategy.
@@ -378,10 +381,14 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                 Operation::Dedup => {
                     outcome.push(bench_dedup(&gpu, n, args).map_err(|e| ("keep first".into(), e)))
                 }
-                Operation::Many => outcome.push(
-                    bench_merge_many(&gpu, n, MANY_RUNS, args)
-                        .map_err(|e| (merge_many_label(MANY_RUNS), e)),
-                ),
+                Operation::Many => {
+                    for &runs in &args.many_runs {
+                        outcome.push(
+                            bench_merge_many(&gpu, n, runs, args)
+                                .map_err(|e| (merge_many_label(runs), e)),
+                        );
+                    }
+                }
                 Operation::Sort => {
                     let merge = SortOptions {
                         algorithm: SortAlgorithm::Merge,
@@ -1124,9 +1131,6 @@ fn bench_dedup(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
     row.correct = Some(got == want);
     Ok(row)
 }
-
-/// Runs of the many-way merge row.
-const MANY_RUNS: usize = 1024;
 
 fn merge_many_label(runs: usize) -> String {
     format!("{runs} runs")

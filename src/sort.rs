@@ -207,7 +207,7 @@ impl Gpu {
 
     /// Upload, sort, read back through the host driver, in one piece: the input must fit one
     /// storage binding ([`Gpu::max_merge_len`]).
-    async fn sort_host<K: Key>(
+    pub(crate) async fn sort_host<K: Key>(
         &self,
         keys: &[K],
         values: Option<(&[u8], u32)>,
@@ -379,21 +379,8 @@ impl Gpu {
         if let (SortPlanned::Radix(plan), true) = (&mut plan, indexed) {
             plan.index_values();
         }
-        let key_size = K::TYPE.size();
-        let len = buffers.len;
-        let mut arrays = vec![
-            ("keys", buffers.keys, len, key_size, true),
-            ("temp", buffers.temp, len, key_size, true),
-        ];
-        if let Some(count) = count {
-            arrays.push(("count", count, 1, 4, false));
-        }
-        if let Some(values) = &buffers.values {
-            arrays.push(("values", values.values, len, value_size, true));
-            arrays.push(("values temp", values.temp, len, value_size, true));
-        }
-        self.check_arrays(&arrays)?;
-        if len == 0 {
+        self.check_sort_arrays(buffers, K::TYPE, value_size, count)?;
+        if buffers.len == 0 {
             return Ok(());
         }
         let keys = [buffers.keys, buffers.temp];
@@ -410,6 +397,31 @@ impl Gpu {
         };
         debug_assert_eq!(result, 0, "the resident sort ends in the caller's buffers");
         Ok(())
+    }
+
+    /// Checks the buffers of a resident sort (and of whatever else runs on [`SortBuffers`]):
+    /// each is this device's, has room and is bound once; `count` is a GPU-side count.
+    pub(crate) fn check_sort_arrays(
+        &self,
+        buffers: &SortBuffers<'_>,
+        key: KeyType,
+        value_size: u32,
+        count: Option<&wgpu::Buffer>,
+    ) -> Result<(), Error> {
+        let key_size = key.size();
+        let len = buffers.len;
+        let mut arrays = vec![
+            ("keys", buffers.keys, len, key_size, true),
+            ("temp", buffers.temp, len, key_size, true),
+        ];
+        if let Some(count) = count {
+            arrays.push(("count", count, 1, 4, false));
+        }
+        if let Some(values) = &buffers.values {
+            arrays.push(("values", values.values, len, value_size, true));
+            arrays.push(("values temp", values.temp, len, value_size, true));
+        }
+        self.check_arrays(&arrays)
     }
 
     /// Checks a sort's options against its algorithm and the device, and plans it.

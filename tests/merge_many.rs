@@ -1,6 +1,7 @@
 //! Many-way merge against the CPU's stable sort of the runs end to end (the stable merge by run
-//! index): every key type and order, 1 to 65536 runs of unequal lengths, empty runs, and pairs
-//! whose values name their run and index; the resident form over one buffer with run starts.
+//! index): every key type and order, 1 to 65536 runs of unequal lengths (merged in a tree, or
+//! radix sorted beyond 1024), empty runs, millions of keys, and pairs whose values name their run
+//! and index; the resident form over one buffer with run starts.
 
 mod common;
 
@@ -86,13 +87,41 @@ fn many_runs_and_empty_ones() {
     ));
 }
 
+/// Runs of millions of keys, unequal and not multiples of any tile: merge path's workgroups take
+/// several tiles each from 2^24 keys, which here span the segments of a pass.
+#[test]
+fn millions_of_keys_in_unequal_runs() {
+    let mut rng = rng("merge_many::millions");
+    let total = (1 << 24) + 12_345;
+    let mut cuts: Vec<usize> = (0..4).map(|_| rng.random_range(0..total)).collect();
+    cuts.extend([0, total]);
+    cuts.sort_unstable();
+    let runs: Vec<Vec<u32>> = cuts
+        .windows(2)
+        .map(|w| sorted(&mut rng, w[1] - w[0], 0..=u32::MAX / 2))
+        .collect();
+    let refs: Vec<&[u32]> = runs.iter().map(Vec::as_slice).collect();
+    let mut want: Vec<u32> = runs.iter().flatten().copied().collect();
+    want.sort_unstable();
+    assert_same(
+        &gpu().merge_many(&refs).unwrap(),
+        &want,
+        "5 runs of 2^24 keys",
+    );
+}
+
 /// The resident form: runs end to end in one buffer, values naming their run and index, both
-/// orders; bad run starts are refused.
+/// orders, passes odd (which end with a copy back) and even; bad run starts are refused.
 #[test]
 fn resident_runs_in_one_buffer() {
     let mut rng = rng("merge_many::resident");
-    for order in [Order::Ascending, Order::Descending] {
-        let runs = runs::<u32>(&mut rng, 37, 3000, order);
+    for (order, run_count) in [
+        (Order::Ascending, 37),
+        (Order::Descending, 37),
+        (Order::Ascending, 2),
+        (Order::Descending, 5),
+    ] {
+        let runs = runs::<u32>(&mut rng, run_count, 3000, order);
         let starts: Vec<usize> = runs
             .iter()
             .scan(0, |start, run| {
@@ -140,10 +169,13 @@ fn resident_runs_in_one_buffer() {
             .encode_merge_many::<u32>(&mut encoder, &scratch, &buffers, order)
             .unwrap();
         gpu().queue().submit([encoder.finish()]);
-        let context = format!("resident {order:?}");
+        let context = format!("resident {order:?} k={run_count}");
         assert_same(&read_buffer(&k, keys.len()), &want_keys, &context);
         assert_same(&read_buffer(&v, keys.len()), &want_values, &context);
 
+        if run_count < 5 {
+            continue;
+        }
         let mut bad = starts.clone();
         bad.swap(3, 4);
         bad[3] += 1;
