@@ -8,12 +8,9 @@ use bytemuck::Pod;
 
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{
-    check_value_size, host_values, MergeBuffers, MergeOptions, MergePlan, PreparedMerge,
-    ValueBuffers,
-};
+use crate::merge::{check_value_size, host_values, MergeOptions, MergePlan};
 use crate::scratch::Scratch;
-use crate::sort::{SortBuffers, SortOptions};
+use crate::sort::{PreparedSort, SortBuffers, SortOptions};
 use crate::{tuning, Algorithm, Error, Gpu};
 
 /// One pass of a merge tree: its segments as lib/tiling/table.wgsl reads them (a header, then
@@ -144,27 +141,6 @@ fn starts_of(lens: impl Iterator<Item = usize>) -> Vec<usize> {
 struct TreePlan {
     merge: MergePlan,
     bounds: Vec<usize>,
-}
-
-/// A merge tree's passes, ready to record.
-struct PreparedTree {
-    merges: Vec<PreparedMerge>,
-    /// The buffer the last pass writes (0: the keys, 1: the temporary one).
-    result: usize,
-}
-
-impl PreparedTree {
-    /// Records every pass into one compute pass; returns which buffer holds the result.
-    fn record(&self, encoder: &mut wgpu::CommandEncoder) -> usize {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("merge tree"),
-            timestamp_writes: None,
-        });
-        for merge in &self.merges {
-            merge.record(&mut pass);
-        }
-        self.result
-    }
 }
 
 impl Gpu {
@@ -351,40 +327,26 @@ impl Gpu {
         values: Option<[&wgpu::Buffer; 2]>,
         plan: &TreePlan,
         end_in_place: bool,
-    ) -> Result<PreparedTree, Error> {
+    ) -> Result<PreparedSort, Error> {
         let len = plan.merge.params.a_len as usize;
         let tile = plan.merge.tile() as usize;
         let mut passes = tree_passes(&plan.bounds, tile);
         if end_in_place && passes.len() % 2 == 1 {
             passes.push(TreePass::copy(len, tile));
         }
-        let mut merges = Vec::new();
-        for (index, pass) in passes.iter().enumerate() {
-            let (source, target) = (index % 2, 1 - index % 2);
+        let plans = passes.iter().map(|pass| {
             let table = self.storage_init(
                 "wgmerge merge tree segments",
                 bytemuck::cast_slice(&pass.table),
             );
-            let merge = plan.merge.over_segments(self, &table, pass.tiles)?;
-            let params = self.uniform("wgmerge merge params", bytemuck::bytes_of(&merge.params));
-            let buffers = MergeBuffers {
-                a: keys[source],
-                a_len: len,
-                b: keys[source],
-                b_len: 0,
-                out: keys[target],
-                values: values.map(|v| ValueBuffers {
-                    a: v[source],
-                    b: v[source],
-                    out: v[target],
-                    value_size: merge.value_size,
-                }),
-            };
-            merges.push(self.prepare_merge(&params, scratch, &buffers, &merge)?);
-        }
-        Ok(PreparedTree {
+            plan.merge.over_segments(self, &table, pass.tiles)
+        });
+        let plans = plans.collect::<Result<Vec<_>, Error>>()?;
+        let (merges, result) = self.prepare_passes(scratch, keys, values, 0, plans)?;
+        Ok(PreparedSort {
+            block: None,
             merges,
-            result: passes.len() % 2,
+            result,
         })
     }
 }

@@ -602,10 +602,37 @@ impl Gpu {
             self.bind_group(&SORT_BLOCK, values.is_some(), &entries),
             plan.block_dispatch,
         );
+        let passes = (0..plan.passes).map(|pass| {
+            let run_len = (plan.tile() << pass) as u32;
+            let mut merge: MergePlan = plan.merge.clone();
+            merge.params.run_len = run_len;
+            merge.partition = merge.partition.map(|p| p.with_run_len(run_len));
+            merge
+        });
+        let (merges, result) = self.prepare_passes(scratch, keys, values, sorted, passes)?;
+        Ok(PreparedSort {
+            block: Some(block),
+            merges,
+            result,
+        })
+    }
+
+    /// Merge passes back and forth between `keys` (and `values`): the pass of `plans[p]` reads
+    /// buffer (first + p) % 2, bound as both A and B, and writes the other. Merge sort's and the
+    /// many-way merge's passes. Returns them and the buffer the last one writes.
+    pub(crate) fn prepare_passes(
+        &self,
+        scratch: &Scratch,
+        keys: [&wgpu::Buffer; 2],
+        values: Option<[&wgpu::Buffer; 2]>,
+        first: usize,
+        plans: impl IntoIterator<Item = MergePlan>,
+    ) -> Result<(Vec<PreparedMerge>, usize), Error> {
         let mut merges = Vec::new();
-        for pass in 0..plan.passes {
-            let source = (sorted + pass as usize) % 2;
+        let mut source = first;
+        for plan in plans {
             let target = 1 - source;
+            let len = plan.params.a_len as usize;
             let buffers = MergeBuffers {
                 a: keys[source],
                 a_len: len,
@@ -616,22 +643,14 @@ impl Gpu {
                     a: v[source],
                     b: v[source],
                     out: v[target],
-                    value_size,
+                    value_size: plan.value_size,
                 }),
             };
-            let run_len = (plan.tile() << pass) as u32;
-            let mut merge: MergePlan = plan.merge.clone();
-            merge.params.run_len = run_len;
-            merge.partition = merge.partition.map(|p| p.with_run_len(run_len));
-            let params = self.uniform("wgmerge sort params", bytemuck::bytes_of(&merge.params));
-            merges.push(self.prepare_merge(&params, scratch, &buffers, &merge)?);
+            let params = self.uniform("wgmerge pass params", bytemuck::bytes_of(&plan.params));
+            merges.push(self.prepare_merge(&params, scratch, &buffers, &plan)?);
+            source = target;
         }
-        let result = (sorted + plan.passes as usize) % 2;
-        Ok(PreparedSort {
-            block,
-            merges,
-            result,
-        })
+        Ok((merges, source))
     }
 }
 
@@ -655,26 +674,28 @@ impl SortPlan {
     }
 }
 
-/// A sort's pipelines and bind groups: the block sort, then each merge pass.
-struct PreparedSort {
-    block: (wgpu::ComputePipeline, wgpu::BindGroup, (u32, u32)),
-    merges: Vec<PreparedMerge>,
+/// A merge sort's pipelines and bind groups (the block sort, then each merge pass), or a merge
+/// tree's (merge passes only).
+pub(crate) struct PreparedSort {
+    pub(crate) block: Option<(wgpu::ComputePipeline, wgpu::BindGroup, (u32, u32))>,
+    pub(crate) merges: Vec<PreparedMerge>,
     /// The buffer the last pass writes (0: the keys, 1: the temporary one).
-    result: usize,
+    pub(crate) result: usize,
 }
 
 impl PreparedSort {
     /// Records every pass; returns which buffer holds the result (0: the keys, 1: the temporary
     /// one).
-    fn record(&self, encoder: &mut wgpu::CommandEncoder) -> usize {
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) -> usize {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("sort"),
             timestamp_writes: None,
         });
-        let (pipeline, bind_group, (x, y)) = &self.block;
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
-        pass.dispatch_workgroups(*x, *y, 1);
+        if let Some((pipeline, bind_group, (x, y))) = &self.block {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(*x, *y, 1);
+        }
         for merge in &self.merges {
             merge.record(&mut pass);
         }
