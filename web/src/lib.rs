@@ -85,6 +85,10 @@ pub fn operations() -> String {
             "label": format!("set operation, {} (keys + u32 values)", operation.name()),
         }));
     }
+    ops.push(serde_json::json!({
+        "id": format!("merge_many:{MANY_RUNS}"),
+        "label": format!("merge_many, {MANY_RUNS} runs (keys + u32 values)"),
+    }));
     json(&ops)
 }
 
@@ -229,9 +233,10 @@ pub async fn run(
                 ..Default::default()
             },
         ),
+        "merge_many" => Task::MergeMany(algorithm.parse().map_err(|_| unknown())?, order_value),
         _ => return Err(unknown()),
     };
-    let pairs = op.ends_with("_pairs") || op == "set";
+    let pairs = op.ends_with("_pairs") || op == "set" || op == "merge_many";
     let mut rng = SmallRng::seed_from_u64(u64::from(seed));
     let size = size as usize;
     let a_len = size / 2 + rng.random_range(0..=size / 8);
@@ -251,7 +256,7 @@ pub async fn run(
         order,
         sizes: match task {
             Task::Merge(_) | Task::Set(..) => format!("{a_len} + {b_len}"),
-            Task::Sort(_) => size.to_string(),
+            Task::Sort(_) | Task::MergeMany(..) => size.to_string(),
         },
         gpu_ms,
         cpu_ms,
@@ -268,7 +273,12 @@ enum Task {
     Sort(SortOptions),
     /// A set operation on them, with values.
     Set(SetOperation, SetOptions),
+    /// Cut them into this many sorted runs of unequal lengths and merge those, with values.
+    MergeMany(usize, Order),
 }
+
+/// Runs the demo's many-way merge merges: a merge tree of three passes, the last alone.
+const MANY_RUNS: usize = 7;
 
 /// Runs `task` on generated inputs on the GPU and on the CPU: (gpu ms, cpu ms, equal, what
 /// differed). Pairs carry each key's provenance (A's index, or `a_len` + B's index; for a sort,
@@ -289,6 +299,9 @@ async fn check<K: DemoKey>(
         }
         Task::Set(operation, options) => {
             return check_set::<K>(gpu, rng, a_len, b_len, *operation, options).await
+        }
+        Task::MergeMany(runs, order) => {
+            return check_merge_many::<K>(gpu, rng, a_len + b_len, *runs, *order).await
         }
     };
     let [a, b] = inputs::<K>(rng, a_len, b_len, options.order);
@@ -353,6 +366,45 @@ async fn check_set<K: DemoKey>(
         first_difference(&values, &want_values)
     } else {
         first_difference(&keys, &want_keys)
+    };
+    Ok((gpu_ms, cpu_ms, correct, detail))
+}
+
+/// [`check`] for a many-way merge of `len` keys cut into `runs` sorted runs, each key's input
+/// position as its value, against the stable sort of the runs end to end.
+async fn check_merge_many<K: DemoKey>(
+    gpu: &Gpu,
+    rng: &mut SmallRng,
+    len: usize,
+    runs: usize,
+    order: Order,
+) -> Result<(f64, f64, bool, String), wgmerge::Error> {
+    let mut cuts: Vec<usize> = (1..runs).map(|_| rng.random_range(0..=len)).collect();
+    cuts.extend([0, len]);
+    cuts.sort_unstable();
+    let range = (len as u64 / 2).max(1);
+    let mut keys: Vec<K> = (0..len)
+        .map(|_| K::draw(rng.random_range(0..range), range))
+        .collect();
+    for run in cuts.windows(2) {
+        cpu::sort_ordered(&mut keys[run[0]..run[1]], order);
+    }
+    let values: Vec<u32> = (0..len as u32).collect();
+    let run_pairs: Vec<(&[K], &[u32])> = cuts
+        .windows(2)
+        .map(|run| (&keys[run[0]..run[1]], &values[run[0]..run[1]]))
+        .collect();
+    let start = now_ms();
+    let (got_keys, got_values) = gpu.merge_many_pairs_async(&run_pairs, order).await?;
+    let gpu_ms = now_ms() - start;
+    let start = now_ms();
+    let (want_keys, want_values) = cpu::sort_pairs_ordered(&keys, &values, order);
+    let cpu_ms = now_ms() - start;
+    let correct = same_bits(&got_keys, &want_keys) && got_values == want_values;
+    let detail = if same_bits(&got_keys, &want_keys) {
+        first_difference(&got_values, &want_values)
+    } else {
+        first_difference(&got_keys, &want_keys)
     };
     Ok((gpu_ms, cpu_ms, correct, detail))
 }
