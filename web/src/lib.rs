@@ -331,12 +331,7 @@ async fn check<K: DemoKey>(
     let (expected_keys, expected_values) =
         cpu::merge_pairs_ordered(&a, &a_values, &b, &b_values, options.order);
     let cpu_ms = now_ms() - start;
-    let correct = same_bits(&keys, &expected_keys) && values == expected_values;
-    let detail = if same_bits(&keys, &expected_keys) {
-        first_difference(&values, &expected_values)
-    } else {
-        first_difference(&keys, &expected_keys)
-    };
+    let (correct, detail) = compare_pairs((&keys, &values), (&expected_keys, &expected_values));
     Ok((gpu_ms, cpu_ms, correct, detail))
 }
 
@@ -361,12 +356,7 @@ async fn check_set<K: DemoKey>(
     let (want_keys, want_values) =
         cpu::set_operation_pairs_ordered(operation, &a, &a_values, &b, &b_values, options.order);
     let cpu_ms = now_ms() - start;
-    let correct = same_bits(&keys, &want_keys) && values == want_values;
-    let detail = if same_bits(&keys, &want_keys) {
-        first_difference(&values, &want_values)
-    } else {
-        first_difference(&keys, &want_keys)
-    };
+    let (correct, detail) = compare_pairs((&keys, &values), (&want_keys, &want_values));
     Ok((gpu_ms, cpu_ms, correct, detail))
 }
 
@@ -400,12 +390,7 @@ async fn check_merge_many<K: DemoKey>(
     let start = now_ms();
     let (want_keys, want_values) = cpu::sort_pairs_ordered(&keys, &values, order);
     let cpu_ms = now_ms() - start;
-    let correct = same_bits(&got_keys, &want_keys) && got_values == want_values;
-    let detail = if same_bits(&got_keys, &want_keys) {
-        first_difference(&got_values, &want_values)
-    } else {
-        first_difference(&got_keys, &want_keys)
-    };
+    let (correct, detail) = compare_pairs((&got_keys, &got_values), (&want_keys, &want_values));
     Ok((gpu_ms, cpu_ms, correct, detail))
 }
 
@@ -435,13 +420,17 @@ async fn check_sort<K: DemoKey>(
     if !pairs {
         want_values.clear();
     }
-    let correct = same_bits(&got_keys, &want_keys) && got_values == want_values;
-    let detail = if same_bits(&got_keys, &want_keys) {
-        first_difference(&got_values, &want_values)
-    } else {
-        first_difference(&got_keys, &want_keys)
-    };
+    let (correct, detail) = compare_pairs((&got_keys, &got_values), (&want_keys, &want_values));
     Ok((gpu_ms, cpu_ms, correct, detail))
+}
+
+/// Whether the keys and values `got` are bit for bit those `wanted`, and where they first differ
+/// (the keys first).
+fn compare_pairs<K: Key>(got: (&[K], &[u32]), wanted: (&[K], &[u32])) -> (bool, String) {
+    if !same_bits(got.0, wanted.0) {
+        return (false, first_difference(got.0, wanted.0));
+    }
+    (got.1 == wanted.1, first_difference(got.1, wanted.1))
 }
 
 fn first_difference<K: Key>(got: &[K], expected: &[K]) -> String {
