@@ -16,9 +16,9 @@ use crate::{tuning, Algorithm, Error, Gpu};
 /// One pass of a merge tree: its segments as lib/tiling/table.wgsl reads them (a header, then
 /// each segment's start, lengths and first tile) and its tiles.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct TreePass {
-    pub(crate) table: Vec<[u32; 4]>,
-    pub(crate) tiles: u32,
+struct TreePass {
+    table: Vec<[u32; 4]>,
+    tiles: u32,
 }
 
 impl TreePass {
@@ -54,7 +54,7 @@ fn run_bounds(run_starts: &[usize], len: usize) -> Vec<usize> {
 /// The merge tree of the runs between consecutive `bounds` (none empty): each pass merges
 /// consecutive pairs of the runs left (the last alone when they are odd), in tiles of `tile`,
 /// until one run is left.
-pub(crate) fn tree_passes(bounds: &[usize], tile: usize) -> Vec<TreePass> {
+fn tree_passes(bounds: &[usize], tile: usize) -> Vec<TreePass> {
     let mut bounds = bounds.to_vec();
     let mut passes = Vec::new();
     while bounds.len() > 2 {

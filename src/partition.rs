@@ -73,17 +73,15 @@ impl Partition {
         reset_counter: bool,
     ) -> Result<Self, Error> {
         let total = (a_len + b_len) as u64;
-        let boundaries =
-            u32::try_from(total.div_ceil(u64::from(spacing.max(1))) + 1).map_err(|_| {
-                Error::TooLarge {
-                    what: "partition boundaries",
-                    len: total as usize,
-                    max: u32::MAX as usize,
-                }
-            })?;
-        let lanes = partition_lanes(boundaries);
-        let workgroups = boundaries.div_ceil(PARTITION_WORKGROUP_SIZE / lanes);
-        Ok(Partition {
+        // Boundaries must be counted in u32 (Partition::boundaries).
+        u32::try_from(total.div_ceil(u64::from(spacing.max(1))) + 1).map_err(|_| {
+            Error::TooLarge {
+                what: "partition boundaries",
+                len: total as usize,
+                max: u32::MAX as usize,
+            }
+        })?;
+        Partition {
             params: PartitionParams {
                 a_len: a_len as u32,
                 b_len: b_len as u32,
@@ -92,11 +90,13 @@ impl Partition {
             },
             key,
             order,
-            lanes,
-            dispatch: gpu.dispatch_shape(workgroups)?,
+            // Set for its boundaries by dispatched().
+            lanes: 1,
+            dispatch: (0, 0),
             reset_counter,
             table_tiles: None,
-        })
+        }
+        .dispatched(gpu)
     }
 
     /// The same partition at the starts of `tiles` tiles of segments listed in a table (bound
@@ -106,6 +106,11 @@ impl Partition {
         self.params.run_len = 0;
         self.reset_counter = false;
         self.table_tiles = Some(tiles);
+        self.dispatched(gpu)
+    }
+
+    /// The partition with its lanes per boundary and its dispatch set for its boundaries.
+    fn dispatched(mut self, gpu: &Gpu) -> Result<Self, Error> {
         self.lanes = partition_lanes(self.boundaries());
         let workgroups = self
             .boundaries()
