@@ -108,6 +108,38 @@ fn needles_partly_sorted() {
     }
 }
 
+/// Over 2^24 keys, where each workgroup merges several tiles in turn: sorted needles, and the
+/// same with one pair of neighbours swapped deep inside (one tile of one workgroup's run finds
+/// them out of order, and every answer is checked).
+#[test]
+fn long_searches_take_tiles_in_turn() {
+    let mut rng = rng("search::long");
+    let (haystack, needles) = Shape::HeavyDuplicates.keys::<u32>(
+        &mut rng,
+        (1 << 23) + 12_345,
+        (1 << 23) + 777,
+        Order::Ascending,
+    );
+    for bound in [Bound::Lower, Bound::Upper] {
+        let options = SearchOptions {
+            bound,
+            ..Default::default()
+        };
+        check(&haystack, &needles, &options, &format!("{bound:?} sorted"));
+        let mut swapped = needles.clone();
+        let at = (needles.len() / 3..needles.len())
+            .find(|&i| needles[i] != needles[i + 1])
+            .unwrap();
+        swapped.swap(at, at + 1);
+        check(
+            &haystack,
+            &swapped,
+            &options,
+            &format!("{bound:?} swapped at {at}"),
+        );
+    }
+}
+
 #[test]
 fn simple_cases_and_the_encoder_form() {
     let gpu = gpu();

@@ -98,6 +98,25 @@ fn many_tiles_and_runs_across_them() {
     for operation in SetOperation::ALL {
         check_set::<u32, u32>(operation, &a, &b, &SetOptions::default(), "large");
     }
+    // Runs of unequal lengths in A and B (A's r-th copy of a key matches B's r-th):
+    // about 30 copies of each key against 3, and runs from 0 to 400 copies, key by key.
+    for (m, n) in [(30_000, 3_000), (3_000, 30_000)] {
+        let (a, b) = (sorted(&mut rng, m, 0..=999), sorted(&mut rng, n, 0..=999));
+        for operation in SetOperation::ALL {
+            let context = format!("{m}+{n} unequal runs");
+            check_set::<u32, u32>(operation, &a, &b, &SetOptions::default(), &context);
+        }
+    }
+    let runs = |rng: &mut rand::rngs::StdRng| -> Vec<u32> {
+        (0..200u32)
+            .flat_map(|key| std::iter::repeat_n(key, rng.random_range(0..400)))
+            .collect()
+    };
+    let (a, b) = (runs(&mut rng), runs(&mut rng));
+    for operation in SetOperation::ALL {
+        let context = format!("{}+{} runs of 0 to 400", a.len(), b.len());
+        check_set::<u32, u32>(operation, &a, &b, &SetOptions::default(), &context);
+    }
 }
 
 #[test]
