@@ -27,11 +27,17 @@ build() {
         target/wasm32-unknown-unknown/release/wgmerge_web.wasm
 }
 
-# Serves web/ on $1 in the background; its pid in $server.
+# Serves web/ on $1 in the background; its pid in $server. A port some other server holds is an
+# error: that server would answer the test with its own page (two checkouts testing at once).
 serve_background() {
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+        echo "port $1 is already taken; set PORT to another" >&2
+        return 1
+    fi
     python3 -m http.server --bind 127.0.0.1 --directory web "$1" >/dev/null 2>&1 &
     server=$!
     for _ in $(seq 50); do
+        kill -0 "$server" 2>/dev/null || break
         (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
         sleep 0.1
     done
