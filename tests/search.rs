@@ -108,11 +108,10 @@ fn needles_partly_sorted() {
     }
 }
 
-/// Over 2^24 keys, where each workgroup merges several tiles in turn: sorted needles, and the
-/// same with one pair of neighbours swapped deep inside (one tile of one workgroup's run finds
-/// them out of order, and every answer is checked).
+/// Over 2^24 keys: sorted needles, and the same with one pair of neighbours swapped deep inside
+/// (one tile of thousands finds them out of order, and every answer is checked).
 #[test]
-fn long_searches_take_tiles_in_turn() {
+fn long_searches() {
     let mut rng = rng("search::long");
     let (haystack, needles) = Shape::HeavyDuplicates.keys::<u32>(
         &mut rng,
