@@ -306,33 +306,26 @@ async fn check<K: DemoKey>(
     };
     let [a, b] = inputs::<K>(rng, a_len, b_len, options.order);
     if !pairs {
-        let start = now_ms();
-        let merged = gpu.merge_async(&a, &b, options).await?;
-        let gpu_ms = now_ms() - start;
-        let start = now_ms();
-        let expected = cpu::merge_ordered(&a, &b, options.order);
-        let cpu_ms = now_ms() - start;
-        let correct = same_bits(&merged, &expected);
-        return Ok((
-            gpu_ms,
-            cpu_ms,
-            correct,
-            first_difference(&merged, &expected),
-        ));
+        return against_cpu(
+            async { Ok((gpu.merge_async(&a, &b, options).await?, Vec::new())) },
+            || (cpu::merge_ordered(&a, &b, options.order), Vec::new()),
+        )
+        .await;
     }
-    let a_values: Vec<u32> = (0..a_len as u32).collect();
-    let b_values: Vec<u32> = (a_len as u32..(a_len + b_len) as u32).collect();
-    let start = now_ms();
-    let (keys, values) = gpu
-        .merge_pairs_async(&a, &a_values, &b, &b_values, options)
-        .await?;
-    let gpu_ms = now_ms() - start;
-    let start = now_ms();
-    let (expected_keys, expected_values) =
-        cpu::merge_pairs_ordered(&a, &a_values, &b, &b_values, options.order);
-    let cpu_ms = now_ms() - start;
-    let (correct, detail) = compare_pairs((&keys, &values), (&expected_keys, &expected_values));
-    Ok((gpu_ms, cpu_ms, correct, detail))
+    let [a_values, b_values] = provenance(a_len, b_len);
+    against_cpu(
+        gpu.merge_pairs_async(&a, &a_values, &b, &b_values, options),
+        || cpu::merge_pairs_ordered(&a, &a_values, &b, &b_values, options.order),
+    )
+    .await
+}
+
+/// Each key's provenance as its value: A's index, or `a_len` + B's index.
+fn provenance(a_len: usize, b_len: usize) -> [Vec<u32>; 2] {
+    [
+        (0..a_len as u32).collect(),
+        (a_len as u32..(a_len + b_len) as u32).collect(),
+    ]
 }
 
 /// [`check`] for a set operation, with each key's provenance as its value.
@@ -345,19 +338,20 @@ async fn check_set<K: DemoKey>(
     options: &SetOptions,
 ) -> Result<(f64, f64, bool, String), wgmerge::Error> {
     let [a, b] = inputs::<K>(rng, a_len, b_len, options.order);
-    let a_values: Vec<u32> = (0..a_len as u32).collect();
-    let b_values: Vec<u32> = (a_len as u32..(a_len + b_len) as u32).collect();
-    let start = now_ms();
-    let (keys, values) = gpu
-        .set_operation_pairs_async(operation, &a, &a_values, &b, &b_values, options)
-        .await?;
-    let gpu_ms = now_ms() - start;
-    let start = now_ms();
-    let (want_keys, want_values) =
-        cpu::set_operation_pairs_ordered(operation, &a, &a_values, &b, &b_values, options.order);
-    let cpu_ms = now_ms() - start;
-    let (correct, detail) = compare_pairs((&keys, &values), (&want_keys, &want_values));
-    Ok((gpu_ms, cpu_ms, correct, detail))
+    let [a_values, b_values] = provenance(a_len, b_len);
+    against_cpu(
+        gpu.set_operation_pairs_async(operation, &a, &a_values, &b, &b_values, options),
+        || cpu::set_operation_pairs_ordered(operation, &a, &a_values, &b, &b_values, options.order),
+    )
+    .await
+}
+
+/// `len` keys in no order, each about twice.
+fn unsorted_keys<K: DemoKey>(rng: &mut SmallRng, len: usize) -> Vec<K> {
+    let range = (len as u64 / 2).max(1);
+    (0..len)
+        .map(|_| K::draw(rng.random_range(0..range), range))
+        .collect()
 }
 
 /// [`check`] for a many-way merge of `len` keys cut into `runs` sorted runs, each key's input
@@ -372,10 +366,7 @@ async fn check_merge_many<K: DemoKey>(
     let mut cuts: Vec<usize> = (1..runs).map(|_| rng.random_range(0..=len)).collect();
     cuts.extend([0, len]);
     cuts.sort_unstable();
-    let range = (len as u64 / 2).max(1);
-    let mut keys: Vec<K> = (0..len)
-        .map(|_| K::draw(rng.random_range(0..range), range))
-        .collect();
+    let mut keys = unsorted_keys::<K>(rng, len);
     for run in cuts.windows(2) {
         cpu::sort_ordered(&mut keys[run[0]..run[1]], order);
     }
@@ -384,14 +375,10 @@ async fn check_merge_many<K: DemoKey>(
         .windows(2)
         .map(|run| (&keys[run[0]..run[1]], &values[run[0]..run[1]]))
         .collect();
-    let start = now_ms();
-    let (got_keys, got_values) = gpu.merge_many_pairs_async(&run_pairs, order).await?;
-    let gpu_ms = now_ms() - start;
-    let start = now_ms();
-    let (want_keys, want_values) = cpu::sort_pairs_ordered(&keys, &values, order);
-    let cpu_ms = now_ms() - start;
-    let (correct, detail) = compare_pairs((&got_keys, &got_values), (&want_keys, &want_values));
-    Ok((gpu_ms, cpu_ms, correct, detail))
+    against_cpu(gpu.merge_many_pairs_async(&run_pairs, order), || {
+        cpu::sort_pairs_ordered(&keys, &values, order)
+    })
+    .await
 }
 
 /// [`check`] for a sort of `len` unsorted keys.
@@ -402,24 +389,37 @@ async fn check_sort<K: DemoKey>(
     pairs: bool,
     options: &SortOptions,
 ) -> Result<(f64, f64, bool, String), wgmerge::Error> {
-    let range = (len as u64 / 2).max(1);
-    let keys: Vec<K> = (0..len)
-        .map(|_| K::draw(rng.random_range(0..range), range))
-        .collect();
+    let keys = unsorted_keys::<K>(rng, len);
     let values: Vec<u32> = (0..len as u32).collect();
-    let start = now_ms();
-    let (got_keys, got_values) = if pairs {
-        gpu.sort_pairs_async(&keys, &values, options).await?
-    } else {
-        (gpu.sort_async(&keys, options).await?, Vec::new())
+    let sorted = async {
+        if pairs {
+            gpu.sort_pairs_async(&keys, &values, options).await
+        } else {
+            Ok((gpu.sort_async(&keys, options).await?, Vec::new()))
+        }
     };
+    against_cpu(sorted, || {
+        let (want_keys, mut want_values) = cpu::sort_pairs_ordered(&keys, &values, options.order);
+        if !pairs {
+            want_values.clear();
+        }
+        (want_keys, want_values)
+    })
+    .await
+}
+
+/// Times the GPU's keys and values (`gpu`, not started until awaited here) and the CPU's
+/// (`cpu`), and compares them: [`check`]'s result. Keys-only tasks give no values on both sides.
+async fn against_cpu<K: Key>(
+    gpu: impl std::future::Future<Output = Result<(Vec<K>, Vec<u32>), wgmerge::Error>>,
+    cpu: impl FnOnce() -> (Vec<K>, Vec<u32>),
+) -> Result<(f64, f64, bool, String), wgmerge::Error> {
+    let start = now_ms();
+    let (got_keys, got_values) = gpu.await?;
     let gpu_ms = now_ms() - start;
     let start = now_ms();
-    let (want_keys, mut want_values) = cpu::sort_pairs_ordered(&keys, &values, options.order);
+    let (want_keys, want_values) = cpu();
     let cpu_ms = now_ms() - start;
-    if !pairs {
-        want_values.clear();
-    }
     let (correct, detail) = compare_pairs((&got_keys, &got_values), (&want_keys, &want_values));
     Ok((gpu_ms, cpu_ms, correct, detail))
 }
@@ -491,8 +491,7 @@ pub async fn merge_path(
     let mut rng = SmallRng::seed_from_u64(u64::from(seed));
     let (a_len, b_len) = (a_len as usize, b_len as usize);
     let [a, b] = inputs::<u32>(&mut rng, a_len, b_len, Order::Ascending);
-    let a_values: Vec<u32> = (0..a_len as u32).collect();
-    let b_values: Vec<u32> = (a_len as u32..(a_len + b_len) as u32).collect();
+    let [a_values, b_values] = provenance(a_len, b_len);
     let options = MergeOptions {
         algorithm: Algorithm::MergePath,
         workgroup_size: Some(workgroup_size),
