@@ -5,7 +5,8 @@
 // merge pass that reads it, as the `tiling` parameter places tiles (lib/tiling/runs.wgsl: every
 // `spacing` outputs, in segments of params.run_len; lib/tiling/table.wgsl: from each listed
 // segment's start). Merge path's merge passes, merge sort's and the many-way merge's passes, set
-// operations and resident merges in pieces all read their cuts from it.
+// operations (each cut moved to the balanced path, BALANCED) and resident merges in pieces all
+// read their cuts from it.
 //
 // Each boundary is searched by one invocation alone (binary search), or by LANES invocations
 // together (a k-ary search), which waits on far fewer loads one after another: the loads that
@@ -13,6 +14,7 @@
 
 #import lib/dispatch
 #import lib/co_rank
+#import lib/balanced_path
 #import tiling
 
 struct PartitionParams {
@@ -35,6 +37,9 @@ struct PartitionParams {
 override WORKGROUP_SIZE: u32 = 64u;
 // Invocations that search each boundary together (tuning.rs: partition_lanes), 1 for alone.
 override LANES: u32 = 1u;
+// Set operations: each boundary moved to the balanced path (lib/balanced_path.wgsl) and written
+// as two words, splits[2b] = elements of A and splits[2b + 1] = elements of B before it.
+override BALANCED: bool = false;
 
 // Where the boundary's segment starts in a_keys and b_keys.
 var<private> a_base: u32;
@@ -48,6 +53,22 @@ fn read_b(space: u32, j: u32) -> Key {
     return b_keys[b_base + j];
 }
 fn emit(space: u32, k: u32, key: Key, from_a: bool, src: u32) {}
+// lib/search.wgsl's accessor, for the balanced path.
+fn read_side(side: u32, i: u32) -> Key {
+    if side == SIDE_A { return a_keys[a_base + i]; }
+    return b_keys[b_base + i];
+}
+
+// Writes boundary `boundary`, output k of `segment`, whose co-rank is i.
+fn write_split(boundary: u32, k: u32, i: u32, segment: Segment) {
+    if BALANCED {
+        let split = balanced_split(i, k - i, segment.a_len, segment.b_len);
+        splits[2u * boundary] = split.x;
+        splits[2u * boundary + 1u] = split.y;
+    } else {
+        splits[boundary] = i;
+    }
+}
 
 fn total_len() -> u32 {
     return params.a_len + params.b_len;
@@ -106,7 +127,8 @@ fn partition_alone(boundary: u32) {
     let fewest = co_rank_fewest(k, segment.a_len, segment.b_len);
     let most = co_rank_most(k, segment.a_len);
     // CO_RANK_WIDE is set for this pipeline (partition.rs).
-    splits[boundary] = co_rank_search(SPACE_GLOBAL, k, fewest, most, 0u, segment.a_len);
+    write_split(boundary, k, co_rank_search(SPACE_GLOBAL, k, fewest, most, 0u, segment.a_len),
+                segment);
 }
 
 // Co-rank searches that the invocations of a workgroup run together, several at once: each
@@ -197,5 +219,5 @@ fn partition_together(group: u32, lid: u32, lanes: u32) {
     let longest = select(params.a_len, params.run_len, params.run_len > 0u);
     search_together(searching, slot, lane, lanes, k, segment.a_len, segment.b_len,
                     search_steps(longest, lanes));
-    if searching && lane == 0u { splits[boundary] = search_lo[slot]; }
+    if searching && lane == 0u { write_split(boundary, k, search_lo[slot], segment); }
 }

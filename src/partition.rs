@@ -57,6 +57,9 @@ pub(crate) struct Partition {
     reset_counter: bool,
     /// Over segments listed in a table (lib/tiling/table.wgsl): the tiles it cuts.
     table_tiles: Option<u32>,
+    /// Whether each boundary moves to the balanced path and is written as two words (A's and
+    /// B's elements before it): set operations.
+    balanced: bool,
 }
 
 impl Partition {
@@ -95,8 +98,25 @@ impl Partition {
             dispatch: (0, 0),
             reset_counter,
             table_tiles: None,
+            balanced: false,
         }
         .dispatched(gpu)
+    }
+
+    /// The same partition with each boundary on the balanced path (lib/balanced_path.wgsl),
+    /// written as two words: A's elements before it, then B's.
+    pub(crate) fn on_balanced_path(mut self) -> Self {
+        self.balanced = true;
+        self
+    }
+
+    /// Words the partition writes per boundary.
+    pub(crate) fn words_per_boundary(&self) -> u32 {
+        if self.balanced {
+            2
+        } else {
+            1
+        }
     }
 
     /// The same partition at the starts of `tiles` tiles of segments listed in a table (bound
@@ -146,7 +166,13 @@ impl Partition {
 
     /// The pipeline's specialization.
     pub(crate) fn specialization(&self) -> Specialization {
-        specialization(self.key, self.order, self.lanes, self.table_tiles.is_some())
+        specialization(
+            self.key,
+            self.order,
+            self.lanes,
+            self.table_tiles.is_some(),
+            self.balanced,
+        )
     }
 
     /// The partition's pipeline and bind group: A and B as bound (their first a_len and b_len
@@ -177,7 +203,13 @@ impl Partition {
             },
             wgpu::BindGroupEntry {
                 binding: 3,
-                resource: bind_elements(splits, 0, self.boundaries() as usize, 4, splits),
+                resource: bind_elements(
+                    splits,
+                    0,
+                    (self.boundaries() * self.words_per_boundary()) as usize,
+                    4,
+                    splits,
+                ),
             },
         ];
         if self.reset_counter {
@@ -223,12 +255,13 @@ impl PreparedPartition {
 }
 
 /// The partition's specialization for `key` in `order` with `lanes` per boundary, over segments
-/// listed in a table or not (lib/tiling).
+/// listed in a table or not (lib/tiling), on the balanced path or merge path's.
 pub(crate) fn specialization(
     key: KeyType,
     order: Order,
     lanes: u32,
     table: bool,
+    balanced: bool,
 ) -> Specialization {
     Specialization {
         params: vec![("key", key.module()), ("tiling", tiling_module(table))],
@@ -238,6 +271,7 @@ pub(crate) fn specialization(
             ("DESCENDING", u32::from(order == Order::Descending)),
             // The search over all of A's indices (partition.wgsl, lib/co_rank.wgsl).
             ("CO_RANK_WIDE", 1),
+            ("BALANCED", u32::from(balanced)),
         ],
         with_values: false,
     }
@@ -260,14 +294,15 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     for key in KeyType::ALL {
         for order in [Order::Ascending, Order::Descending] {
             for lanes in [1, 2, 8, 32] {
-                for (kernel, table) in [
-                    (&PARTITION, false),
-                    (&PARTITION_RESET_COUNTER, false),
-                    (&PARTITION_TABLE, true),
+                for (kernel, table, balanced) in [
+                    (&PARTITION, false, false),
+                    (&PARTITION, false, true),
+                    (&PARTITION_RESET_COUNTER, false, false),
+                    (&PARTITION_TABLE, true, false),
                 ] {
                     out.push(crate::kernel_tests::Configuration {
                         kernel,
-                        specialization: specialization(key, order, lanes, table),
+                        specialization: specialization(key, order, lanes, table, balanced),
                         // Three words per search slot (SEARCH_SLOTS = 32), alone or together.
                         workgroup_memory: 32 * 3 * 4,
                     });

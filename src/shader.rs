@@ -31,6 +31,7 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/look_back_window/plain"),
     wgsl!("lib/look_back_window/subgroups"),
     wgsl!("lib/merge_tile"),
+    wgsl!("lib/balanced_path"),
     wgsl!("lib/move_values/index"),
     wgsl!("lib/move_values/none"),
     wgsl!("lib/move_values/words"),

@@ -2,6 +2,7 @@
 //! mirror of the kernels of the same name. Keys compare as [`Key`](crate::Key) says (`f32` by
 //! `total_cmp`); the `_ordered` forms take an [`Order`](crate::Order), the others are ascending.
 
+mod balanced_path;
 mod dedup;
 mod difference_by_key;
 mod merge;
@@ -14,6 +15,7 @@ mod sort;
 #[cfg(test)]
 mod tests;
 
+pub use balanced_path::balanced_path_ordered;
 pub use dedup::dedup_pairs;
 pub use difference_by_key::difference_by_key_pairs;
 pub use merge::{merge, merge_ordered, merge_pairs, merge_pairs_ordered};

@@ -78,3 +78,93 @@ fn sorting_and_checking_follow_the_order() {
     assert_eq!(first_unsorted(&keys, Order::Descending), None);
     assert_eq!(first_unsorted(&[1, 2, 1], Order::Ascending), Some(2));
 }
+
+/// Cut at balanced-path splits, a set operation's pieces give the whole result, copies and
+/// order included: the property `set.wgsl` rests on (its tiles and its invocations' parts are
+/// such pieces). Runs of equal keys of every mix of lengths, every operation, both orders.
+#[test]
+fn pieces_cut_on_the_balanced_path_give_the_whole_result() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(22);
+    for round in 0..300 {
+        let keys = |rng: &mut rand::rngs::StdRng| {
+            let len = rng.random_range(0..60);
+            let top = rng.random_range(1..12);
+            let mut keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..top)).collect();
+            keys.sort_unstable();
+            keys
+        };
+        let (mut a, mut b) = (keys(&mut rng), keys(&mut rng));
+        let order = if round % 2 == 0 {
+            Order::Ascending
+        } else {
+            Order::Descending
+        };
+        if order == Order::Descending {
+            a.reverse();
+            b.reverse();
+        }
+        let (a_values, b_values): (Vec<usize>, Vec<usize>) =
+            ((0..a.len()).collect(), (100..100 + b.len()).collect());
+        let total = a.len() + b.len();
+        // Splits at every rank, and at a random few (pieces of many lengths).
+        let spacing = rng.random_range(1..8);
+        for ranks in [
+            (0..=total).collect::<Vec<_>>(),
+            (0..=total).step_by(spacing).collect(),
+        ] {
+            let mut splits: Vec<(usize, usize)> = ranks
+                .iter()
+                .map(|&k| balanced_path_ordered(k, &a, &b, order))
+                .collect();
+            splits.push((a.len(), b.len()));
+            for (k, &(i, j)) in ranks.iter().zip(&splits) {
+                assert!(
+                    i + j == *k || i + j == k + 1,
+                    "round {round}: rank {k} split {i}+{j}"
+                );
+            }
+            for operation in SetOperation::ALL {
+                let whole =
+                    set_operation_pairs_ordered(operation, &a, &a_values, &b, &b_values, order);
+                let (mut keys, mut values) = (Vec::new(), Vec::new());
+                for pair in splits.windows(2) {
+                    let ((i0, j0), (i1, j1)) = (pair[0], pair[1]);
+                    assert!(i0 <= i1 && j0 <= j1, "round {round}: splits run backwards");
+                    let (k, v) = set_operation_pairs_ordered(
+                        operation,
+                        &a[i0..i1],
+                        &a_values[i0..i1],
+                        &b[j0..j1],
+                        &b_values[j0..j1],
+                        order,
+                    );
+                    keys.extend(k);
+                    values.extend(v);
+                }
+                assert_eq!(
+                    (keys, values),
+                    whole,
+                    "round {round} {operation:?} {a:?} {b:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Merge path's splits alone are not such cuts: a pair split across pieces changes the result.
+#[test]
+fn pieces_cut_on_merge_path_can_part_a_pair() {
+    let (a, b) = ([5u32, 5], [5u32, 5]);
+    // Merge path at rank 2 takes both copies in A: the pieces each see one input's copies.
+    assert_eq!(co_rank(2, &a, &b), 2);
+    assert_eq!(balanced_path_ordered(2, &a, &b, Order::Ascending), (1, 1));
+    let whole = set_operation(SetOperation::Intersection, &a, &b);
+    let pieces = [
+        set_operation(SetOperation::Intersection, &a[..2], &b[..0]),
+        set_operation(SetOperation::Intersection, &a[2..], &b[0..]),
+    ]
+    .concat();
+    assert_eq!(whole, [5, 5]);
+    assert!(pieces.is_empty());
+}
