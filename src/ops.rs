@@ -53,7 +53,7 @@ impl SetOperation {
         SetOperation::ALL.into_iter().find(|op| op.name() == name)
     }
 
-    /// `SET_OPERATION` in `set_ops.wgsl`.
+    /// `SET_OPERATION` in `set.wgsl`.
     pub(crate) fn index(self) -> u8 {
         self as u8
     }

@@ -1,9 +1,11 @@
 //! Set operations on two sorted inputs, on the GPU: union, intersection, difference and
 //! symmetric difference, as multisets, with the C++ library's `std::set_*` rule for repeated
-//! keys. The work is cut like a merge, by the partition pass (partition.rs); then one pass of
-//! `set.wgsl` merges each tile, decides its elements, finds the tile's place in the output by
-//! decoupled look-back (look_back.rs) and writes the kept elements there. One submission; the
-//! count comes back with the output.
+//! keys. The work is cut on the balanced path (lib/balanced_path.wgsl), where A's r-th copy of a
+//! key and B's r-th copy are never parted: the partition pass (partition.rs, on the balanced
+//! path) cuts tiles, and each workgroup of `set.wgsl` takes tiles in turn, cuts each again per
+//! invocation, runs the serial set operation over each part, finds the tile's place in the
+//! output by decoupled look-back (look_back.rs) and writes the kept elements there. One
+//! submission; the count comes back with the output.
 
 use std::ops::Range;
 
@@ -107,6 +109,14 @@ impl SetKernel {
             ("SET_OPERATION", u32::from(self.operation.index())),
         ];
         constants.extend(self.look_back.constants());
+        constants.push(("MOST_TILES", most_tiles()));
+        // With values the kept elements' slots are staged too; keys alone need no such array.
+        let staged = if self.value_size > 0 {
+            workgroup_size * items
+        } else {
+            1
+        };
+        constants.push(("STAGED", staged));
         Specialization {
             params: vec![
                 ("key", self.key.module()),
@@ -119,11 +129,31 @@ impl SetKernel {
     }
 }
 
-/// Bytes of workgroup memory of `set_tiles`: a tile of keys and its slots, a word per
-/// invocation for the scan of their counts, and the look-back's (with or without subgroups).
-fn workgroup_memory((workgroup, items): Shape, key: KeyType, subgroups: bool) -> u64 {
+/// Loop iterations an invocation of `set_tiles` runs a tile at most, for
+/// [`tuning::most_tiles_within_loop_budget`]: the co-rank and the balanced split's searches in
+/// the tile (about 6 log2 of it), the scan of the counts, the look-back's rounds and the writes.
+const LOOPS_PER_TILE: u32 = 256;
+
+/// `MOST_TILES` of `set_tiles`.
+fn most_tiles() -> u32 {
+    tuning::most_tiles_within_loop_budget(LOOPS_PER_TILE)
+}
+
+/// Bytes of workgroup memory of `set_tiles`: a tile of keys (and with values their slots), each
+/// invocation's part (a word, and one closing the tile), the scan of their counts (a word per
+/// invocation) and the look-back's (with or without subgroups).
+fn workgroup_memory(
+    (workgroup, items): Shape,
+    key: KeyType,
+    with_values: bool,
+    subgroups: bool,
+) -> u64 {
     let tile = u64::from(workgroup) * u64::from(items);
-    tile * (u64::from(key.size()) + 4)
+    // `staged`: a slot per element with values, else one unused word.
+    let staged = if with_values { tile * 4 } else { 4 };
+    tile * u64::from(key.size())
+        + staged
+        + (u64::from(workgroup) + 1) * 4
         + u64::from(workgroup) * 4
         + look_back::workgroup_memory(subgroups)
 }
@@ -321,7 +351,10 @@ impl Gpu {
         let check = |shape| {
             self.check_shape(shape)?;
             let subgroups = self.subgroups_fill(shape.0);
-            self.check_workgroup_memory(workgroup_memory(shape, key, subgroups), &what)
+            self.check_workgroup_memory(
+                workgroup_memory(shape, key, value_size > 0, subgroups),
+                &what,
+            )
         };
         let shape = match tuning::set_shape(|shape| check(shape).is_ok()) {
             Some(shape) => shape,
@@ -331,8 +364,10 @@ impl Gpu {
             }
         };
         self.check_storage_buffers(&SET_TILES, value_size > 0)?;
-        let tile = shape.0 * shape.1;
-        let tiles = len.div_ceil(tile as usize);
+        // A balanced split may take one more input than merge path's, so boundaries every
+        // tile - 1 outputs give tiles of at most `tile` inputs.
+        let spacing = shape.0 * shape.1 - 1;
+        let tiles = len.div_ceil(spacing as usize);
         Ok(SetPlan {
             kernel: SetKernel {
                 operation,
@@ -346,8 +381,12 @@ impl Gpu {
             a_len,
             b_len,
             tiles,
-            partition: Partition::plan(self, key, order, (a_len, b_len), tile, 0, false)?,
-            dispatch: self.dispatch_shape(tiles as u32)?,
+            partition: Partition::plan(self, key, order, (a_len, b_len), spacing, 0, false)?
+                .on_balanced_path(),
+            // Workgroups take tiles in turn; at least one, which writes the count.
+            dispatch: self.dispatch_shape(
+                tuning::scan_single_pass_groups(tiles, shape.0, most_tiles()).max(1),
+            )?,
         })
     }
 
@@ -362,9 +401,9 @@ impl Gpu {
     ) -> Result<(wgpu::Buffer, u64), Error> {
         let tiles = plan.tiles;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        // The boundaries (tiles + 1 words), then the look-back's words at a 256-byte offset, then
-        // the number kept: one binding (set.wgsl's `state`).
-        let state_at = (tiles as u64 + 1).next_multiple_of(64);
+        // The boundaries (two words each, tiles + 1 of them), then the look-back's words at a
+        // 256-byte offset, then the number kept: one binding (set.wgsl's `state`).
+        let state_at = (2 * (tiles as u64 + 1)).next_multiple_of(64);
         let state_words = look_back::state_words(tiles);
         let state = scratch.temporary(
             &self.device,
@@ -667,7 +706,12 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                         out.push(crate::kernel_tests::Configuration {
                             kernel: &SET_TILES,
                             specialization: kernel.specialization(),
-                            workgroup_memory: workgroup_memory(tuning::SET_SHAPE, key, subgroups),
+                            workgroup_memory: workgroup_memory(
+                                tuning::SET_SHAPE,
+                                key,
+                                value_size > 0,
+                                subgroups,
+                            ),
                         });
                     }
                 }

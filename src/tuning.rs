@@ -190,19 +190,16 @@ pub(crate) fn select_workgroup(max_invocations: u32) -> u32 {
     }
 }
 
-/// Set operations' shape where it fits: 256 invocations of 11 outputs, a tile of 2816 keys and
-/// their slots (23.3 KiB for u32 keys, 34.3 KiB for 64-bit ones). Each tile pays a fixed cost
-/// (its barriers, the look-back, the decisions' dependent reads), so fewer larger tiles win: run
-/// 90, union of 2^28 u32 keys on the H100, 7.49 ms at 256 x 5, 6.63 at 256 x 9, 5.87 at 256 x 11,
-/// 7.05 at 512 x 5, 7.46 at 512 x 7; run 91, 8.33 at 256 x 13, 7.62 at 256 x 15; run 95, 6.16
-/// at 128 x 11, 6.18 at 128 x 15. Run 132, after runs 129 and 131 cut the registers held: 4.107
-/// at 256 x 11, 4.170 at 512 x 11, 4.517 at 512 x 9, 4.524 at 128 x 15, 6.3-6.8 at 256 x 13, 15
-/// and 17.
+/// Set operations' shape where it fits: 256 invocations of 11 outputs, a tile of 2816 keys (and
+/// with values their slots). Run 152, union of 2^27 u32 keys on the H100 (the balanced path's
+/// serial set operation, the next tile loaded ahead): 1.017 ms at 256 x 11, 1.031 at 256 x 9,
+/// 1.186 at 256 x 13, 1.026 at 512 x 9, 1.203 at 512 x 7, 1.104 at 128 x 11; at 2^28 2.078
+/// (256 x 11) against 2.128 (256 x 9), intersection 2.078 against 2.209.
 pub(crate) const SET_SHAPE: Shape = (256, 11);
 
 /// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE, else smaller
-/// tiles of the same workgroup (WebGPU's default 16 KiB takes 256 x 5 for 32-bit keys and 256 x 4
-/// for 64-bit ones), or None.
+/// tiles of the same workgroup (WebGPU's default 16 KiB takes SET_SHAPE for 32-bit keys alone,
+/// 256 x 5 for 64-bit keys or 32-bit pairs), or None.
 pub(crate) fn set_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
     [SET_SHAPE, (256, 5), (256, 4), SMALLEST_SET_SHAPE]
         .into_iter()
@@ -563,14 +560,18 @@ mod tests {
     #[test]
     fn set_shape_shrinks_to_fit() {
         assert_eq!(set_shape(|_| true), Some(SET_SHAPE));
-        // 64-bit keys with 16 KiB: 1280 keys and slots and the rest need a little more.
-        let fits = |key: u32, limit: u32| {
-            move |(w, items): Shape| w * items * (key + 4) + w * 4 + 280 <= limit
+        // A tile of keys and, with values, their slots; the rest: each invocation's part (and one
+        // closing the tile), its count, the look-back's.
+        let fits = |key: u32, slot: u32, limit: u32| {
+            move |(w, items): Shape| {
+                w * items * (key + slot) + 4 + (w + 1) * 4 + w * 4 + 280 <= limit
+            }
         };
-        assert_eq!(set_shape(fits(8, 16_384)), Some((256, 4)));
-        assert_eq!(set_shape(fits(4, 16_384)), Some((256, 5)));
-        assert_eq!(set_shape(fits(8, 32_768)), Some((256, 5)));
-        assert_eq!(set_shape(fits(8, 49_152)), Some(SET_SHAPE));
+        assert_eq!(set_shape(fits(4, 0, 16_384)), Some(SET_SHAPE));
+        assert_eq!(set_shape(fits(8, 0, 16_384)), Some((256, 5)));
+        assert_eq!(set_shape(fits(4, 4, 16_384)), Some((256, 5)));
+        assert_eq!(set_shape(fits(8, 4, 16_384)), Some((256, 4)));
+        assert_eq!(set_shape(fits(8, 4, 49_152)), Some(SET_SHAPE));
         assert_eq!(set_shape(|_| false), None);
     }
 
