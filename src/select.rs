@@ -88,6 +88,8 @@ impl SelectConfig {
         constants.push(("WORKGROUP_SIZE", self.workgroup));
         constants.push(("MOST_TILES", most_tiles(kernel)));
         constants.extend(self.look_back.constants());
+        // Counts, below 2^30: one word of look-back state a tile (run 155).
+        constants.push(("NARROW", 1));
         constants.extend(op.constants.iter().copied());
         let mut params = vec![
             ("key", key.module()),

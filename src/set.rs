@@ -109,6 +109,8 @@ impl SetKernel {
             ("SET_OPERATION", u32::from(self.operation.index())),
         ];
         constants.extend(self.look_back.constants());
+        // Counts, below 2^30: one word of look-back state a tile (run 155).
+        constants.push(("NARROW", 1));
         constants.push(("MOST_TILES", most_tiles()));
         // With values the kept elements' slots are staged too; keys alone need no such array.
         let staged = if self.value_size > 0 {

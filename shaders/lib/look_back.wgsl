@@ -16,7 +16,7 @@
 // A published value is a 32-bit word split in two 16-bit halves, each with a ready bit in its own
 // atomic word: WGSL's atomics are relaxed, so a value is read only from words that carry their own
 // readiness. Each word is written once per pass (the host zeroes `state` first), so two ready
-// halves always belong to one value.
+// halves always belong to one value. Counts below 2^30 take one word instead (NARROW).
 //
 // The importer declares `state: array<atomic<u32>>`, whose words from `look_back_base()` on are
 // the module's ([0]: tiles taken; tile t's reduction in [1 + 4t, 2 + 4t], its inclusive prefix
@@ -36,6 +36,15 @@ override MODE: u32 = 1u;
 // Look-back rounds that find nothing new before MODE_FALLBACK computes the nearest unpublished
 // predecessor's reduction itself.
 override SPINS: u32 = 64u;
+
+// Set by importers whose values are counts below 2^30 (set operations, selections): tile t's
+// state is then one word, [1 + 4t], the value with its kind in the top two bits, and the
+// inclusive prefix overwrites the reduction, so a predecessor is one read rather than four (run
+// 155 on the H100: dedup of 2^28 keys 0.840 ms against 0.892, intersection 2.00 against 2.11,
+// union 2.06 against 2.08). A single word needs no readiness per half: it is written whole.
+override NARROW: u32 = 0u;
+const NARROW_SHIFT: u32 = 30u;
+const NARROW_VALUE: u32 = 0x3fffffffu;
 
 const MODE_FALLBACK: u32 = 1u;
 const MODE_LOOK_BACK: u32 = 2u;
@@ -96,10 +105,28 @@ fn inclusive_word(tile: u32) -> u32 {
     return 3u + 4u * tile;
 }
 
+// Publishes tile t's reduction, or its inclusive prefix.
+fn publish_reduction(t: u32, value: u32) {
+    if NARROW != 0u {
+        atomicStore(&state[look_back_base() + reduction_word(t)],
+                    (value & NARROW_VALUE) | (KIND_REDUCTION << NARROW_SHIFT));
+        return;
+    }
+    publish(reduction_word(t), value);
+}
+fn publish_inclusive(t: u32, value: u32) {
+    if NARROW != 0u {
+        atomicStore(&state[look_back_base() + reduction_word(t)],
+                    (value & NARROW_VALUE) | (KIND_INCLUSIVE << NARROW_SHIFT));
+        return;
+    }
+    publish(inclusive_word(t), value);
+}
+
 // Publishes tile 0's inclusive prefix: the origin combined with its reduction.
 fn publish_first(inclusive: u32, lid: u32) {
     if lid == 0u {
-        publish(inclusive_word(0u), inclusive);
+        publish_inclusive(0u, inclusive);
     }
 }
 
@@ -110,6 +137,14 @@ const KIND_NONE: u32 = 0u;
 const KIND_REDUCTION: u32 = 1u;
 const KIND_INCLUSIVE: u32 = 2u;
 fn read_predecessor(t: u32) -> vec2<u32> {
+    if NARROW != 0u {
+        let word = atomicLoad(&state[look_back_base() + reduction_word(t)]);
+        let kind = word >> NARROW_SHIFT;
+        if kind == KIND_INCLUSIVE || (kind == KIND_REDUCTION && t > 0u) {
+            return vec2(kind, word & NARROW_VALUE);
+        }
+        return vec2(KIND_NONE, identity());
+    }
     let inclusive = read_published(inclusive_word(t));
     let reduction = read_published(reduction_word(t));
     if inclusive.x == 1u {
@@ -133,7 +168,7 @@ fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
 // and publishes the inclusive prefix. Every invocation calls both.
 fn look_back_start(tile: u32, reduction: u32, lid: u32) {
     if lid == 0u {
-        publish(reduction_word(tile), reduction);
+        publish_reduction(tile, reduction);
         wg_look = tile - 1u;
         wg_prefix = identity();
         wg_done = 0u;
@@ -177,7 +212,7 @@ fn look_back_finish(tile: u32, reduction: u32, lid: u32) -> u32 {
     }
     let prefix = workgroupUniformLoad(&wg_prefix);
     if lid == 0u {
-        publish(inclusive_word(tile), combine(prefix, reduction));
+        publish_inclusive(tile, combine(prefix, reduction));
     }
     return prefix;
 }
