@@ -131,7 +131,7 @@ fn check(configuration: &Configuration) -> Result<(), String> {
         lang_version: if subgroups { (1, 3) } else { (1, 0) },
         ..Default::default()
     };
-    spv::write_vec(
+    let words = spv::write_vec(
         &module,
         &info,
         &spv_options,
@@ -141,6 +141,7 @@ fn check(configuration: &Configuration) -> Result<(), String> {
         }),
     )
     .map_err(|e| format!("SPIR-V: {e}"))?;
+    dump_spirv(configuration, &bindings, &words).map_err(|e| format!("dump: {e}"))?;
     let msl_options = msl::Options {
         lang_version: if subgroups { (2, 4) } else { (1, 0) },
         ..Default::default()
@@ -197,6 +198,49 @@ fn check(configuration: &Configuration) -> Result<(), String> {
         .map_err(|e| format!("GLSL: {e}"))?;
     }
     Ok(())
+}
+
+/// With `WGMERGE_DUMP_SPIRV=dir`, writes the configuration's SPIR-V to `dir/N.spv` and a line to
+/// `dir/index.txt` (N, entry point, bindings, specialization), for examples/pipeline_stats.rs to
+/// ask a Vulkan driver what it compiled them to (registers, workgroup memory). Only
+/// configurations whose entry point or specialization contains every comma-separated word of
+/// `WGMERGE_DUMP_SPIRV_FILTER` are written.
+fn dump_spirv(
+    configuration: &Configuration,
+    bindings: &[Binding],
+    words: &[u32],
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let Ok(dir) = std::env::var("WGMERGE_DUMP_SPIRV") else {
+        return Ok(());
+    };
+    let description = format!("{:?}", configuration.specialization);
+    let filter = std::env::var("WGMERGE_DUMP_SPIRV_FILTER").unwrap_or_default();
+    let entry = configuration.kernel.entry;
+    if !filter
+        .split(',')
+        .all(|word| entry.contains(word) || description.contains(word))
+    {
+        return Ok(());
+    }
+    let dir = std::path::Path::new(&dir);
+    std::fs::create_dir_all(dir)?;
+    let mut index = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("index.txt"))?;
+    let n = std::fs::read_dir(dir)?.count();
+    std::fs::write(dir.join(format!("{n}.spv")), bytemuck::cast_slice(words))?;
+    let bindings: Vec<String> = bindings
+        .iter()
+        .map(|&(binding, kind)| format!("{binding}:{}", if kind == UNIFORM { "u" } else { "s" }))
+        .collect();
+    writeln!(
+        index,
+        "{n}.spv {} {} {description}",
+        configuration.kernel.entry,
+        bindings.join(",")
+    )
 }
 
 #[test]
