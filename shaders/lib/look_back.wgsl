@@ -105,28 +105,21 @@ fn inclusive_word(tile: u32) -> u32 {
     return 3u + 4u * tile;
 }
 
-// Publishes tile t's reduction, or its inclusive prefix.
-fn publish_reduction(t: u32, value: u32) {
+// Publishes tile t's value of `kind`: its reduction (KIND_REDUCTION) or its inclusive prefix
+// (KIND_INCLUSIVE).
+fn publish_tile(t: u32, kind: u32, value: u32) {
     if NARROW != 0u {
         atomicStore(&state[look_back_base() + reduction_word(t)],
-                    (value & NARROW_VALUE) | (KIND_REDUCTION << NARROW_SHIFT));
+                    (value & NARROW_VALUE) | (kind << NARROW_SHIFT));
         return;
     }
-    publish(reduction_word(t), value);
-}
-fn publish_inclusive(t: u32, value: u32) {
-    if NARROW != 0u {
-        atomicStore(&state[look_back_base() + reduction_word(t)],
-                    (value & NARROW_VALUE) | (KIND_INCLUSIVE << NARROW_SHIFT));
-        return;
-    }
-    publish(inclusive_word(t), value);
+    publish(select(inclusive_word(t), reduction_word(t), kind == KIND_REDUCTION), value);
 }
 
 // Publishes tile 0's inclusive prefix: the origin combined with its reduction.
 fn publish_first(inclusive: u32, lid: u32) {
     if lid == 0u {
-        publish_inclusive(0u, inclusive);
+        publish_tile(0u, KIND_INCLUSIVE, inclusive);
     }
 }
 
@@ -168,7 +161,7 @@ fn look_back(tile: u32, reduction: u32, lid: u32) -> u32 {
 // and publishes the inclusive prefix. Every invocation calls both.
 fn look_back_start(tile: u32, reduction: u32, lid: u32) {
     if lid == 0u {
-        publish_reduction(tile, reduction);
+        publish_tile(tile, KIND_REDUCTION, reduction);
         wg_look = tile - 1u;
         wg_prefix = identity();
         wg_done = 0u;
@@ -212,7 +205,7 @@ fn look_back_finish(tile: u32, reduction: u32, lid: u32) -> u32 {
     }
     let prefix = workgroupUniformLoad(&wg_prefix);
     if lid == 0u {
-        publish_inclusive(tile, combine(prefix, reduction));
+        publish_tile(tile, KIND_INCLUSIVE, combine(prefix, reduction));
     }
     return prefix;
 }
