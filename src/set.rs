@@ -358,7 +358,7 @@ impl Gpu {
                 &what,
             )
         };
-        let shape = match tuning::set_shape(|shape| check(shape).is_ok()) {
+        let shape = match tuning::set_shape(value_size > 0, |shape| check(shape).is_ok()) {
             Some(shape) => shape,
             None => {
                 check(tuning::SMALLEST_SET_SHAPE)?;
@@ -692,13 +692,18 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         for key in KeyType::ALL {
             for order in [Order::Ascending, Order::Descending] {
                 for value_size in [0, 4, 8] {
+                    let shape = if value_size > 0 {
+                        tuning::SET_PAIRS_SHAPE
+                    } else {
+                        tuning::SET_SHAPE
+                    };
                     for (wait, subgroups) in [(false, false), (true, true)] {
                         let kernel = SetKernel {
                             operation,
                             key,
                             order,
                             value_size,
-                            shape: tuning::SET_SHAPE,
+                            shape,
                             look_back: LookBack {
                                 wait,
                                 spins: look_back::SPINS,
@@ -709,7 +714,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                             kernel: &SET_TILES,
                             specialization: kernel.specialization(),
                             workgroup_memory: workgroup_memory(
-                                tuning::SET_SHAPE,
+                                shape,
                                 key,
                                 value_size > 0,
                                 subgroups,

@@ -197,11 +197,25 @@ pub(crate) fn select_workgroup(max_invocations: u32) -> u32 {
 /// (256 x 11) against 2.128 (256 x 9), intersection 2.078 against 2.209.
 pub(crate) const SET_SHAPE: Shape = (256, 11);
 
-/// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE, else smaller
-/// tiles of the same workgroup (WebGPU's default 16 KiB takes SET_SHAPE for 32-bit keys alone,
-/// 256 x 5 for 64-bit keys or 32-bit pairs), or None.
-pub(crate) fn set_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
-    [SET_SHAPE, (256, 5), (256, 4), SMALLEST_SET_SHAPE]
+/// Set operations' shape with values, where it fits: the kept elements' slots are staged too, and
+/// smaller tiles keep the workgroup's memory where the keys' shape holds it. Run 161, union of
+/// 2^28 u32 keys with u32 values on the H100: 5.71 ms at 256 x 6, 6.23 at 256 x 4, 6.47 at
+/// 256 x 5, 6.76 at 256 x 7, 6.65 at 256 x 8, 9.57 at 256 x 11, 8.22 at 128 x 11; intersection
+/// 3.59 at 256 x 6, 5.06 at 256 x 11 (run 160: the kernel before the balanced path, 5.42 and
+/// 3.49).
+pub(crate) const SET_PAIRS_SHAPE: Shape = (256, 6);
+
+/// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE (keys alone) or
+/// SET_PAIRS_SHAPE (with values), else smaller tiles of the same workgroup (WebGPU's default
+/// 16 KiB takes SET_SHAPE for 32-bit keys alone and SET_PAIRS_SHAPE for 32-bit pairs, 256 x 5
+/// for 64-bit keys, 256 x 4 for 64-bit pairs), or None.
+pub(crate) fn set_shape(with_values: bool, fits: impl Fn(Shape) -> bool) -> Option<Shape> {
+    let first = if with_values {
+        SET_PAIRS_SHAPE
+    } else {
+        SET_SHAPE
+    };
+    [first, (256, 5), (256, 4), SMALLEST_SET_SHAPE]
         .into_iter()
         .find(|&s| fits(s))
 }
@@ -503,7 +517,8 @@ mod tests {
         // Sets: some shape takes a tile of 64-bit keys and slots (and a word per invocation and
         // the look-back's 280 bytes).
         let fits = |(w, i): Shape| u64::from(w * i * (8 + 4) + w * 4 + 280) <= memory;
-        assert!(set_shape(fits).is_some());
+        assert!(set_shape(true, fits).is_some());
+        assert!(set_shape(false, fits).is_some());
     }
 
     #[test]
@@ -559,7 +574,8 @@ mod tests {
 
     #[test]
     fn set_shape_shrinks_to_fit() {
-        assert_eq!(set_shape(|_| true), Some(SET_SHAPE));
+        assert_eq!(set_shape(false, |_| true), Some(SET_SHAPE));
+        assert_eq!(set_shape(true, |_| true), Some(SET_PAIRS_SHAPE));
         // A tile of keys and, with values, their slots; the rest: each invocation's part (and one
         // closing the tile), its count, the look-back's.
         let fits = |key: u32, slot: u32, limit: u32| {
@@ -567,12 +583,12 @@ mod tests {
                 w * items * (key + slot) + 4 + (w + 1) * 4 + w * 4 + 280 <= limit
             }
         };
-        assert_eq!(set_shape(fits(4, 0, 16_384)), Some(SET_SHAPE));
-        assert_eq!(set_shape(fits(8, 0, 16_384)), Some((256, 5)));
-        assert_eq!(set_shape(fits(4, 4, 16_384)), Some((256, 5)));
-        assert_eq!(set_shape(fits(8, 4, 16_384)), Some((256, 4)));
-        assert_eq!(set_shape(fits(8, 4, 49_152)), Some(SET_SHAPE));
-        assert_eq!(set_shape(|_| false), None);
+        assert_eq!(set_shape(false, fits(4, 0, 16_384)), Some(SET_SHAPE));
+        assert_eq!(set_shape(false, fits(8, 0, 16_384)), Some((256, 5)));
+        assert_eq!(set_shape(true, fits(4, 4, 16_384)), Some(SET_PAIRS_SHAPE));
+        assert_eq!(set_shape(true, fits(8, 4, 16_384)), Some((256, 4)));
+        assert_eq!(set_shape(true, fits(8, 4, 49_152)), Some(SET_PAIRS_SHAPE));
+        assert_eq!(set_shape(false, |_| false), None);
     }
 
     #[test]
