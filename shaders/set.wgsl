@@ -112,11 +112,11 @@ fn keeps(a_first: bool, b_first: bool, paired: bool) -> bool {
     return a_first || b_first;
 }
 
-// Loads tile g (unless its loads were issued ahead: `loaded_ahead`), cuts it into the invocations' parts, runs the serial set operation over each
-// and puts the slots of the kept elements in `staged`, compacted in order; returns the kept
-// elements before the invocation's and in the whole tile. Every invocation calls it (it holds
-// barriers).
-fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> vec2<u32> {
+// Loads tile g (unless its loads were issued ahead: `loaded_ahead`), cuts it into the
+// invocations' parts and runs the serial set operation over each; puts the kept keys back into
+// `tile`, compacted in order (with values their slots in `staged`), and returns how many the tile
+// keeps. Every invocation calls it (it holds barriers).
+fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> u32 {
     let range = set_tile(g);
     if !loaded_ahead {
         load_range(range, lid);
@@ -124,17 +124,16 @@ fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> vec2<u32> {
     stage_loaded(range, lid);
     let a_len = range.a_len;
     let b_len = range.count - a_len;
-    // The invocation's part.
-    let place_of_part = lid;
-    let d = min(place_of_part * ITEMS_PER_THREAD, range.count);
+    // Invocation lid takes part lid.
+    let d = min(lid * ITEMS_PER_THREAD, range.count);
     let split = co_rank(SPACE_TILE, d, a_len, b_len);
-    parts[place_of_part] = pack_part(balanced_split(split, d - split, a_len, b_len));
+    parts[lid] = pack_part(balanced_split(split, d - split, a_len, b_len));
     if lid == 0u {
         parts[WORKGROUP_SIZE] = pack_part(vec2(a_len, b_len));
     }
     workgroupBarrier();
-    let start = unpack_part(parts[place_of_part]);
-    let end = unpack_part(parts[place_of_part + 1u]);
+    let start = unpack_part(parts[lid]);
+    let end = unpack_part(parts[lid + 1u]);
     var i = start.x;
     var j = start.y;
     // Clamped so that unsorted input gives parts that never run backwards.
@@ -177,7 +176,7 @@ fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> vec2<u32> {
     }
     // Every part is decided once the scan returns (it ends at a barrier): the tile's slots may
     // be overwritten.
-    let scan = exclusive_count(countOneBits(mask), place_of_part);
+    let scan = exclusive_count(countOneBits(mask), lid);
     // The kept keys, and with values their slots (walked again from the part's start).
     var place = scan.x;
     i = start.x;
@@ -194,7 +193,7 @@ fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> vec2<u32> {
         i += select(0u, 1u, moves_a);
         j += select(0u, 1u, (b_moves & (1u << r)) != 0u);
     }
-    return vec2(scan.x, min(scan.y, TILE));
+    return min(scan.y, TILE);
 }
 
 // The scan of each part's count, one word per invocation (run 150: 4% faster than a scan with
@@ -230,7 +229,7 @@ fn look_back_base() -> u32 {
 }
 var<private> local_index: u32;
 fn look_back_fallback(g: u32) -> u32 {
-    return decide_tile(g, local_index, false).y;
+    return decide_tile(g, local_index, false);
 }
 fn look_back_origin() -> u32 {
     return 0u;
@@ -247,7 +246,7 @@ fn set_tiles(@builtin(local_invocation_index) lid: u32) {
     var loaded_ahead = false;
     loop {
         if g >= params.tiles { break; }
-        let tile_kept = decide_tile(g, lid, loaded_ahead).y;
+        let tile_kept = decide_tile(g, lid, loaded_ahead);
         var start = 0u;
         if g == 0u {
             publish_first(tile_kept, lid);
