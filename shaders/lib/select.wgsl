@@ -99,7 +99,13 @@ struct TileCounts {
     rows_before: vec4<u32>,
 }
 fn scan_counts(bits: vec4<u32>) -> TileCounts {
-    let lane_scan = lanes_exclusive(countOneBits(bits));
+    // A row keeps at most ROW_KEYS keys and a group has at most 1024 lanes, so a row's count
+    // summed over a group fits in 16 bits: two rows go through the lane scan in one word (run
+    // 167: dedup 2% faster at 2^26 and 2^28 than four words).
+    let counts = countOneBits(bits);
+    let packed = lanes_exclusive(vec4(counts.x | (counts.y << 16u), counts.z | (counts.w << 16u),
+                                      0u, 0u));
+    let lane_scan = LaneScan(unpack_halves(packed.exclusive), unpack_halves(packed.total));
     var before: vec4<u32>;
     var running = 0u;
     for (var k = 0u; k < ROWS; k++) {
@@ -107,6 +113,11 @@ fn scan_counts(bits: vec4<u32>) -> TileCounts {
         running += lane_scan.total[k];
     }
     return TileCounts(lane_scan, groups_exclusive(running), before);
+}
+
+// The four 16-bit halves of x and y, low half first.
+fn unpack_halves(packed: vec4<u32>) -> vec4<u32> {
+    return vec4(packed.x & 0xffffu, packed.x >> 16u, packed.y & 0xffffu, packed.y >> 16u);
 }
 
 // lib/look_back.wgsl's hooks.
