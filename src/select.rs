@@ -68,7 +68,7 @@ struct SelectParams {
 /// How a selection runs on a device: whether its lanes scan with subgroups, and its look-back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SelectConfig {
-    /// Invocations per workgroup (tuning::select_workgroup).
+    /// Invocations per workgroup (tuning::SELECT_WORKGROUP).
     workgroup: u32,
     subgroups: bool,
     look_back: LookBack,
@@ -121,18 +121,16 @@ impl SelectConfig {
     #[cfg(test)]
     fn all() -> Vec<SelectConfig> {
         let mut all = Vec::new();
-        for workgroup in [256, 512] {
-            for subgroups in [false, true] {
-                for wait in [false, true] {
-                    all.push(SelectConfig {
-                        workgroup,
-                        subgroups,
-                        look_back: LookBack {
-                            wait,
-                            spins: look_back::SPINS,
-                        },
-                    });
-                }
+        for subgroups in [false, true] {
+            for wait in [false, true] {
+                all.push(SelectConfig {
+                    workgroup: tuning::SELECT_WORKGROUP,
+                    subgroups,
+                    look_back: LookBack {
+                        wait,
+                        spins: look_back::SPINS,
+                    },
+                });
             }
         }
         all
@@ -154,8 +152,7 @@ impl Gpu {
     /// fills its subgroups, waiting look-back where the adapter gives forward progress and
     /// decoupled fallback elsewhere (as scans choose by default).
     pub(crate) fn select_config(&self) -> SelectConfig {
-        let limits = self.device.limits();
-        let workgroup = tuning::select_workgroup(limits.max_compute_invocations_per_workgroup);
+        let workgroup = tuning::SELECT_WORKGROUP;
         SelectConfig {
             workgroup,
             subgroups: self.subgroups_fill(workgroup),
@@ -371,7 +368,7 @@ mod tests {
 
     /// The decoupled fallback with no patience: every tile whose look-back does not end at once
     /// counts its predecessors' kept keys from their input. Dedup, with values, must not change,
-    /// with and without subgroups, in workgroups of 256 and 512.
+    /// with and without subgroups.
     #[test]
     fn fallback_gives_the_same_selection() {
         let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
@@ -385,10 +382,8 @@ mod tests {
         let (keys_in, values_in) = (upload(&keys), upload(&index));
         let (keys_out, values_out, count) = (upload(&index), upload(&index), upload(&[7]));
         let scratch = gpu.create_scratch();
-        let most = gpu.device.limits().max_compute_invocations_per_workgroup;
-        let configs = [256, 512].into_iter().filter(|&w| w <= most);
-        let configs = configs.flat_map(|w| [(w, false), (w, gpu.has_subgroups())]);
-        for (workgroup, subgroups) in configs {
+        let workgroup = tuning::SELECT_WORKGROUP;
+        for subgroups in [false, gpu.has_subgroups()] {
             let config = SelectConfig {
                 workgroup,
                 subgroups,

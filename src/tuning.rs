@@ -179,16 +179,13 @@ pub(crate) fn search_by_tiles(haystack: usize, needles: usize) -> bool {
 /// four, scan.wgsl's layout.
 pub(crate) const SELECT_ITEMS: u32 = 16;
 
-/// Invocations per workgroup of a selection: 512 where the device allows it, else 256. Run 86,
-/// dedup of 2^28 keys on the H100: 1.07 ms with 512 against 1.25 with 256 (2^26: 0.287 against
-/// 0.331).
-pub(crate) fn select_workgroup(max_invocations: u32) -> u32 {
-    if max_invocations >= 512 {
-        512
-    } else {
-        256
-    }
-}
+/// Invocations per workgroup of a selection, within WebGPU's default limit. Runs 168-169, dedup
+/// on the H100 (each tile's counts through the lane scan two to a word): 0.733 ms at 2^28 with
+/// 256 (62% of the copy) against 0.820 with 512, 0.797 with 384, 0.846 with 192, 0.911 with 128
+/// and 1.31 with 1024; 256 is faster from 2^22 (0.0300 ms against 0.0321) and 5% slower at 2^20
+/// (0.0213 against 0.0203). Run 86 had chosen 512 (1.07 ms against 1.25) for the kernel before
+/// tiles took their places by look-back.
+pub(crate) const SELECT_WORKGROUP: u32 = 256;
 
 /// Set operations' shape where it fits: 256 invocations of 11 outputs, a tile of 2816 keys (and
 /// with values their slots). Run 152, union of 2^27 u32 keys on the H100 (the balanced path's
@@ -589,11 +586,5 @@ mod tests {
         assert_eq!(set_shape(true, fits(8, 4, 16_384)), Some((256, 4)));
         assert_eq!(set_shape(true, fits(8, 4, 49_152)), Some(SET_PAIRS_SHAPE));
         assert_eq!(set_shape(false, |_| false), None);
-    }
-
-    #[test]
-    fn select_workgroup_takes_512_where_allowed() {
-        assert_eq!(select_workgroup(256), 256);
-        assert_eq!(select_workgroup(1024), 512);
     }
 }
