@@ -932,7 +932,7 @@ impl Gpu {
         let splits = plan
             .partition
             .as_ref()
-            .map(|p| scratch.splits(&self.device, u64::from(p.boundaries()) * 4));
+            .map(|p| scratch.splits(&self.device, u64::from(p.words()) * 4));
         let partition = match (&plan.partition, &splits) {
             (Some(partition), Some(splits)) => Some(partition.prepare(
                 self,

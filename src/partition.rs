@@ -110,13 +110,10 @@ impl Partition {
         self
     }
 
-    /// Words the partition writes per boundary.
-    pub(crate) fn words_per_boundary(&self) -> u32 {
-        if self.balanced {
-            2
-        } else {
-            1
-        }
+    /// Words the partition writes: one per boundary, or two on the balanced path.
+    pub(crate) fn words(&self) -> u32 {
+        let per_boundary = if self.balanced { 2 } else { 1 };
+        self.boundaries() * per_boundary
     }
 
     /// The same partition at the starts of `tiles` tiles of segments listed in a table (bound
@@ -203,13 +200,7 @@ impl Partition {
             },
             wgpu::BindGroupEntry {
                 binding: 3,
-                resource: bind_elements(
-                    splits,
-                    0,
-                    (self.boundaries() * self.words_per_boundary()) as usize,
-                    4,
-                    splits,
-                ),
+                resource: bind_elements(splits, 0, self.words() as usize, 4, splits),
             },
         ];
         if self.reset_counter {

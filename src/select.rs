@@ -66,10 +66,9 @@ struct SelectParams {
 }
 
 /// How a selection runs on a device: whether its lanes scan with subgroups, and its look-back.
+/// Its workgroups are tuning::SELECT_WORKGROUP invocations on every device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SelectConfig {
-    /// Invocations per workgroup (tuning::SELECT_WORKGROUP).
-    workgroup: u32,
     subgroups: bool,
     look_back: LookBack,
 }
@@ -85,7 +84,7 @@ impl SelectConfig {
     ) -> Specialization {
         let (values, mut constants) = move_values_module(value_size);
         let lanes = lanes_module(self.subgroups);
-        constants.push(("WORKGROUP_SIZE", self.workgroup));
+        constants.push(("WORKGROUP_SIZE", tuning::SELECT_WORKGROUP));
         constants.push(("MOST_TILES", most_tiles(kernel)));
         constants.extend(self.look_back.constants());
         // Counts, below 2^30: one word of look-back state a tile (run 155).
@@ -107,14 +106,14 @@ impl SelectConfig {
 
     /// Workgroup memory of a selection kernel.
     fn workgroup_memory(self) -> u64 {
-        let lanes = lanes_memory(self.subgroups, self.workgroup);
+        let lanes = lanes_memory(self.subgroups, tuning::SELECT_WORKGROUP);
         // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
         lanes + look_back::workgroup_memory(self.subgroups) + 1024 * 4 + 4
     }
 
     /// Keys of one tile.
     fn tile(self) -> usize {
-        self.workgroup as usize * tuning::SELECT_ITEMS as usize
+        tuning::SELECT_WORKGROUP as usize * tuning::SELECT_ITEMS as usize
     }
 
     /// Every configuration a device may build, for the kernel tests.
@@ -124,7 +123,6 @@ impl SelectConfig {
         for subgroups in [false, true] {
             for wait in [false, true] {
                 all.push(SelectConfig {
-                    workgroup: tuning::SELECT_WORKGROUP,
                     subgroups,
                     look_back: LookBack {
                         wait,
@@ -152,10 +150,8 @@ impl Gpu {
     /// fills its subgroups, waiting look-back where the adapter gives forward progress and
     /// decoupled fallback elsewhere (as scans choose by default).
     pub(crate) fn select_config(&self) -> SelectConfig {
-        let workgroup = tuning::SELECT_WORKGROUP;
         SelectConfig {
-            workgroup,
-            subgroups: self.subgroups_fill(workgroup),
+            subgroups: self.subgroups_fill(tuning::SELECT_WORKGROUP),
             look_back: self.default_look_back(),
         }
     }
@@ -248,7 +244,8 @@ impl Gpu {
         let pipeline = self.pipeline(kernel, &specialization)?;
         // Workgroups take tiles in turn; at least one, which writes the count when there are no
         // keys.
-        let groups = tuning::scan_single_pass_groups(tiles, config.workgroup, most_tiles(kernel));
+        let groups =
+            tuning::scan_single_pass_groups(tiles, tuning::SELECT_WORKGROUP, most_tiles(kernel));
         let groups = self.dispatch_shape(groups.max(1))?;
         dispatch(encoder, kernel.entry, &pipeline, &bind_group, groups);
         Ok(())
@@ -382,10 +379,8 @@ mod tests {
         let (keys_in, values_in) = (upload(&keys), upload(&index));
         let (keys_out, values_out, count) = (upload(&index), upload(&index), upload(&[7]));
         let scratch = gpu.create_scratch();
-        let workgroup = tuning::SELECT_WORKGROUP;
         for subgroups in [false, gpu.has_subgroups()] {
             let config = SelectConfig {
-                workgroup,
                 subgroups,
                 look_back: LookBack {
                     wait: false,
@@ -417,18 +412,11 @@ mod tests {
             let parts = [(&keys_out, 0, len), (&values_out, 0, len), (&count, 0, 1)];
             let got = submit_and_read(&gpu, encoder, &parts);
             let kept = got[2 * len] as usize;
-            assert_eq!(
-                kept,
-                want_keys.len(),
-                "{workgroup} subgroups {subgroups}: count"
-            );
-            assert!(
-                got[..kept] == want_keys[..],
-                "{workgroup} subgroups {subgroups}: keys"
-            );
+            assert_eq!(kept, want_keys.len(), "subgroups {subgroups}: count");
+            assert!(got[..kept] == want_keys[..], "subgroups {subgroups}: keys");
             assert!(
                 got[len..len + kept] == want_index[..],
-                "{workgroup} subgroups {subgroups}: values"
+                "subgroups {subgroups}: values"
             );
         }
     }

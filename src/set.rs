@@ -403,9 +403,10 @@ impl Gpu {
     ) -> Result<(wgpu::Buffer, u64), Error> {
         let tiles = plan.tiles;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        // The boundaries (two words each, tiles + 1 of them), then the look-back's words at a
-        // 256-byte offset, then the number kept: one binding (set.wgsl's `state`).
-        let state_at = (2 * (tiles as u64 + 1)).next_multiple_of(64);
+        // The boundaries (tiles + 1 of them, two words each on the balanced path), then the
+        // look-back's words at a 256-byte offset, then the number kept: one binding (set.wgsl's
+        // `state`).
+        let state_at = u64::from(plan.partition.words()).next_multiple_of(64);
         let state_words = look_back::state_words(tiles);
         let state = scratch.temporary(
             &self.device,
