@@ -17,10 +17,10 @@ fn row_edge(first: u32) -> Key {
     var edge: Key;
     if KEEP_LAST {
         if first + ROW_KEYS < params.len {
-            edge = keys_in[first + ROW_KEYS];
+            edge = key_at(first + ROW_KEYS);
         }
     } else if first > 0u && first <= params.len {
-        edge = keys_in[first - 1u];
+        edge = key_at(first - 1u);
     }
     return edge;
 }

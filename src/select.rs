@@ -31,11 +31,16 @@ const SPARE: usize = 45;
 const COUNT: usize = 46;
 
 /// Loop iterations an invocation runs a tile, for [`tuning::most_tiles_within_loop_budget`]: the
-/// scan's share (scan.rs measured 73 to 109 on lavapipe) and staging up to 8 chunks of the output; a kernel that binds a second input searches it for each of its 16 keys, at most 32
-/// iterations each.
+/// scan's share (scan.rs measured 73 to 109 on lavapipe), its loads, and staging and writing up
+/// to 4 chunks of the output (40 each); a kernel that binds a second input searches it for each
+/// of its keys, at most 32 iterations each.
 fn loops_per_tile(kernel: &Kernel) -> u32 {
     let searches = kernel.bindings.iter().any(|&(binding, _)| binding == OTHER);
-    256 + if searches { 16 * 32 } else { 0 }
+    384 + if searches {
+        tuning::SELECT_ITEMS * 32
+    } else {
+        0
+    }
 }
 
 /// `MOST_TILES` of selection `kernel`.
@@ -79,7 +84,7 @@ impl SelectConfig {
     pub(crate) fn specialization(
         self,
         (kernel, op): (&Kernel, &Specialization),
-        key: KeyType,
+        (key, vec4): (KeyType, bool),
         value_size: u32,
     ) -> Specialization {
         let (values, mut constants) = move_values_module(value_size);
@@ -92,6 +97,14 @@ impl SelectConfig {
         constants.extend(op.constants.iter().copied());
         let mut params = vec![
             ("key", key.module()),
+            (
+                "keys_in",
+                if vec4 {
+                    "lib/select_io/vec4"
+                } else {
+                    "lib/select_io/scalar"
+                },
+            ),
             ("move_values", values),
             ("lanes", lanes),
             ("look_back_window", look_back::window_module(self.subgroups)),
@@ -108,7 +121,7 @@ impl SelectConfig {
     fn workgroup_memory(self) -> u64 {
         let lanes = lanes_memory(self.subgroups, tuning::SELECT_WORKGROUP);
         // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
-        lanes + look_back::workgroup_memory(self.subgroups) + 1024 * 4 + 4
+        lanes + look_back::workgroup_memory(self.subgroups) + 2048 * 4 + 4
     }
 
     /// Keys of one tile.
@@ -133,6 +146,13 @@ impl SelectConfig {
         }
         all
     }
+}
+
+/// Whether `len` keys of type `key` at the start of `keys` may be bound as whole vec4s
+/// (lib/select_io/vec4.wgsl): 4-byte keys, with the buffer holding their length rounded up to a
+/// multiple of 4.
+fn keys_as_vec4(key: KeyType, keys: &wgpu::Buffer, len: usize) -> bool {
+    key.size() == 4 && len > 0 && keys.size() >= (len as u64).div_ceil(4) * 16
 }
 
 /// A selection's buffers: the keys selected, any second input its kernel reads, where the kept
@@ -188,6 +208,16 @@ impl Gpu {
         let params = self.uniform("wgmerge select params", bytemuck::bytes_of(&params));
         let placeholder = scratch.placeholder();
         let key_size = key.size();
+        let vec4 = keys_as_vec4(key, keys, len);
+        let keys_binding = if vec4 {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: keys,
+                offset: 0,
+                size: wgpu::BufferSize::new((len as u64).div_ceil(4) * 16),
+            })
+        } else {
+            bind_elements(keys, 0, len, key_size, placeholder)
+        };
         // With no keys only the count is written: the output binding gets a spare buffer, and
         // no values are bound.
         let spare;
@@ -206,7 +236,7 @@ impl Gpu {
             },
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: bind_elements(keys, 0, len, key_size, placeholder),
+                resource: keys_binding,
             },
             wgpu::BindGroupEntry {
                 binding: 2,
@@ -240,7 +270,7 @@ impl Gpu {
             ]);
         }
         let bind_group = self.bind_group(kernel, values.is_some(), &entries);
-        let specialization = config.specialization((kernel, op), key, value_size);
+        let specialization = config.specialization((kernel, op), (key, vec4), value_size);
         let pipeline = self.pipeline(kernel, &specialization)?;
         // Workgroups take tiles in turn; at least one, which writes the count when there are no
         // keys.
@@ -346,11 +376,22 @@ pub(crate) fn configurations(
         for key in KeyType::ALL {
             for value_size in [0, 4, 8] {
                 for config in SelectConfig::all() {
-                    out.push(crate::kernel_tests::Configuration {
-                        kernel,
-                        specialization: config.specialization((kernel, op), key, value_size),
-                        workgroup_memory: config.workgroup_memory(),
-                    });
+                    let layouts: &[bool] = if key.size() == 4 {
+                        &[false, true]
+                    } else {
+                        &[false]
+                    };
+                    for &vec4 in layouts {
+                        out.push(crate::kernel_tests::Configuration {
+                            kernel,
+                            specialization: config.specialization(
+                                (kernel, op),
+                                (key, vec4),
+                                value_size,
+                            ),
+                            workgroup_memory: config.workgroup_memory(),
+                        });
+                    }
                 }
             }
         }
@@ -376,10 +417,18 @@ mod tests {
         let index: Vec<u32> = (0..len as u32).collect();
         let (want_keys, want_index) = crate::cpu::dedup_pairs(&keys, &index, false);
         let upload = |words: &[u32]| upload(&gpu, words);
-        let (keys_in, values_in) = (upload(&keys), upload(&index));
+        // The keys bound one an element, and (the buffer padded to whole vec4s) four at once.
+        let padded: Vec<u32> = keys.iter().copied().chain([0; 3]).collect();
+        let values_in = upload(&index);
         let (keys_out, values_out, count) = (upload(&index), upload(&index), upload(&[7]));
         let scratch = gpu.create_scratch();
-        for subgroups in [false, gpu.has_subgroups()] {
+        let mut layouts = Vec::new();
+        for (subgroups, keys_in) in [false, gpu.has_subgroups()]
+            .into_iter()
+            .flat_map(|subgroups| [(subgroups, upload(&keys)), (subgroups, upload(&padded))])
+        {
+            let vec4 = keys_as_vec4(KeyType::U32, &keys_in, len);
+            layouts.push(vec4);
             let config = SelectConfig {
                 subgroups,
                 look_back: LookBack {
@@ -412,12 +461,20 @@ mod tests {
             let parts = [(&keys_out, 0, len), (&values_out, 0, len), (&count, 0, 1)];
             let got = submit_and_read(&gpu, encoder, &parts);
             let kept = got[2 * len] as usize;
-            assert_eq!(kept, want_keys.len(), "subgroups {subgroups}: count");
-            assert!(got[..kept] == want_keys[..], "subgroups {subgroups}: keys");
+            assert_eq!(
+                kept,
+                want_keys.len(),
+                "subgroups {subgroups}, vec4 {vec4}: count"
+            );
+            assert!(
+                got[..kept] == want_keys[..],
+                "subgroups {subgroups}, vec4 {vec4}: keys"
+            );
             assert!(
                 got[len..len + kept] == want_index[..],
-                "subgroups {subgroups}: values"
+                "subgroups {subgroups}, vec4 {vec4}: values"
             );
         }
+        assert!(layouts.contains(&false) && layouts.contains(&true));
     }
 }

@@ -46,6 +46,8 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/tiling/runs"),
     wgsl!("lib/tiling/table"),
     wgsl!("lib/select"),
+    wgsl!("lib/select_io/scalar"),
+    wgsl!("lib/select_io/vec4"),
     wgsl!("lib/subgroup_reduce"),
     wgsl!("lib/sort_block/keys"),
     wgsl!("lib/sort_block/pairs"),

@@ -175,9 +175,12 @@ pub(crate) fn search_by_tiles(haystack: usize, needles: usize) -> bool {
     needles > 0 && needles.saturating_mul(8) >= haystack
 }
 
-/// Keys per invocation of a selection (dedup, the key filter): lib/select.wgsl's four rows of
-/// four, scan.wgsl's layout.
-pub(crate) const SELECT_ITEMS: u32 = 16;
+/// Keys per invocation of a selection (dedup, the key filter): lib/select.wgsl's `ROWS` rows of
+/// `ROW_KEYS`, 4 of 8 (scan.wgsl's layout). Run 177, dedup of 2^28 u32 keys on the H100 in
+/// workgroups of 256: 0.570 ms with 32 (4 x 8), 0.593 with 32 as 8 x 4 (run 176), 0.705 with 16
+/// (4 x 4, run 175); 32 in workgroups of 128 0.783, 16 in 512 0.857. Run 178, as landed: 0.566
+/// (80% of the copy) against 0.730 before.
+pub(crate) const SELECT_ITEMS: u32 = 32;
 
 /// Invocations per workgroup of a selection, within WebGPU's default limit. Runs 168-169, dedup
 /// on the H100 (each tile's counts through the lane scan two to a word): 0.733 ms at 2^28 with

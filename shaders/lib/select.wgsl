@@ -9,20 +9,24 @@
 // its edge, the one key beyond them its decisions need, loaded with it (dedup's neighbour);
 // row_kept gives a bit per kept key (bit c: key first + c), none for keys beyond params.len.
 //
-// A tile is WORKGROUP_SIZE * 16 keys. Each invocation takes four rows of its lane group's part of
-// the tile (scan.wgsl's layout: a row of a group is contiguous, so loads coalesce), and the lanes
-// scan their rows' counts (`lanes`: lib/workgroup_scan/subgroups.wgsl or plain.wgsl).
-// lib/look_back.wgsl gives each tile the number kept before it, so the input is read once and
-// nothing but the kept keys is written: their sources staged in workgroup memory, then written by
-// consecutive invocations (the kept keys read again, from cache).
+// A tile is WORKGROUP_SIZE * ROWS * ROW_KEYS keys. Each invocation takes ROWS rows of its lane
+// group's part of the tile (scan.wgsl's layout: a row of a group is contiguous, so loads
+// coalesce), and the lanes scan their rows' counts (`lanes`: lib/workgroup_scan/subgroups.wgsl or
+// plain.wgsl). lib/look_back.wgsl gives each tile the number kept before it, so the input is read
+// once and nothing but the kept keys is written: their sources staged in workgroup memory, then
+// written by consecutive invocations (the kept keys read again, from cache). The keys are bound
+// by `keys_in` (lib/select_io: whole vec4s for 4-byte keys where the buffer allows, else one key
+// an element).
 //
 // A workgroup takes tiles in turn from the look-back's counter (run 138, dedup of 2^28 keys on
 // the H100: 0.892 ms against 0.971 with one tile a workgroup). Unlike scan.wgsl, it does not load
 // the next tile before it waits on this tile's predecessors: holding those rows in registers
-// through the wait made dedup 1.51 ms, and holding this tile's keys to stage them from registers
-// rather than re-reading them 0.964 (runs 138-139).
+// through the wait made dedup 1.51 ms (runs 138-139), 2.3x slower in run 174. What it does
+// during the wait is stage its first chunk of sources, which needs only the tile's own counts
+// (run 174: 2.4% faster).
 
 #import key
+#import keys_in
 #import move_values
 #import lib/scan_op
 #import lib/look_back
@@ -37,16 +41,20 @@ struct SelectParams {
 }
 
 @group(0) @binding(0) var<uniform> params: SelectParams;
-@group(0) @binding(1) var<storage, read> keys_in: array<Key>;
 @group(0) @binding(2) var<storage, read_write> keys_out: array<Key>;
 @group(0) @binding(3) var<storage, read_write> state: array<atomic<u32>>;
 // count[0] receives the number kept.
 @group(0) @binding(7) var<storage, read_write> count: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 256u;
-// Rows per invocation, and keys per row of an invocation.
+// Rows per invocation, and keys per row of an invocation (tuning::SELECT_ITEMS is their product).
+// Run 177, dedup of 2^28 keys on the H100: 4 rows of 8 keys 0.570 ms, 8 rows of 4 0.593, 4 rows
+// of 4 (tiles of 4096) 0.705: more keys a tile, fewer look-backs; run 178: 2 rows of 16 0.707, 3
+// of 8 0.614. ROW_KEYS is a multiple of 4
+// (lib/select_io/vec4.wgsl loads whole vec4s) and ROWS * ROW_KEYS at most 32 (a tile's kept bits
+// are one word an invocation).
 const ROWS: u32 = 4u;
-const ROW_KEYS: u32 = 4u;
+const ROW_KEYS: u32 = 8u;
 
 struct Row {
     keys: array<Key, ROW_KEYS>,
@@ -54,10 +62,10 @@ struct Row {
 }
 alias Rows = array<Row, ROWS>;
 
-// Places of the tile's output staged at once: the kept keys' sources. Run 170, dedup of 2^28 keys
-// on the H100 in 256 x 16 tiles: 0.735 ms at 1024, 0.794 at 512, 0.861 at 2048, 1.246 at 4096
-// (the whole tile in one chunk); runs 100-101 chose 1024 in 512 x 16 tiles too.
-const STAGE: u32 = 1024u;
+// Places of the tile's output staged at once: the kept keys' sources. Run 176, dedup of 2^28 keys
+// on the H100 in tiles of 8192 (8 rows of 4): 0.593 ms at 2048, 0.648 at 2560, 0.788 at 4096,
+// 0.667 at 1024 (run 175); the larger arrays cost occupancy and cache, as in run 156.
+const STAGE: u32 = 2048u;
 var<workgroup> wg_sources: array<u32, STAGE>;
 var<workgroup> wg_kept: u32;
 
@@ -71,53 +79,55 @@ fn load_rows(tile: u32) -> Rows {
     var rows: Rows;
     for (var k = 0u; k < ROWS; k++) {
         let first = row_first(tile, k);
-        for (var c = 0u; c < ROW_KEYS; c++) {
-            if first + c < params.len {
-                rows[k].keys[c] = keys_in[first + c];
-            }
-        }
+        rows[k].keys = load_row(first);
         rows[k].edge = row_edge(first);
     }
     return rows;
 }
 
-// Per row of `rows` (of `tile`), a bit for each key kept.
-fn kept_bits(tile: u32, rows: Rows) -> vec4<u32> {
-    var bits: vec4<u32>;
+// Per row k of `rows` (of `tile`), a bit for each key kept, at bits k * ROW_KEYS on of one word:
+// the tile's decisions stay live through the look-back's wait, so they are kept small.
+fn kept_mask(tile: u32, rows: Rows) -> u32 {
+    var mask = 0u;
     for (var k = 0u; k < ROWS; k++) {
-        bits[k] = row_kept(row_first(tile, k), rows[k]);
+        mask |= row_kept(row_first(tile, k), rows[k]) << (k * ROW_KEYS);
     }
-    return bits;
+    return mask;
+}
+
+// Row k's bits of `mask`.
+fn row_bits(mask: u32, k: u32) -> u32 {
+    return (mask >> (k * ROW_KEYS)) & ((1u << ROW_KEYS) - 1u);
 }
 
 // The rows' counts scanned across the tile: every invocation calls it.
 struct TileCounts {
-    lanes: LaneScan,
-    // The invocation's group's prefix within the tile, and the tile's count.
-    group: vec2<u32>,
-    // Row k's prefix within the group.
-    rows_before: vec4<u32>,
+    // Row k's first place among the tile's kept keys.
+    places: array<u32, ROWS>,
+    // The tile's count.
+    kept: u32,
 }
-fn scan_counts(bits: vec4<u32>) -> TileCounts {
+fn scan_counts(mask: u32) -> TileCounts {
     // A row keeps at most ROW_KEYS keys and a group has at most 1024 lanes, so a row's count
     // summed over a group fits in 16 bits: two rows go through the lane scan in one word (run
-    // 167: dedup 2% faster at 2^26 and 2^28 than four words).
-    let counts = countOneBits(bits);
-    let packed = lanes_exclusive(vec4(counts.x | (counts.y << 16u), counts.z | (counts.w << 16u),
-                                      0u, 0u));
-    let lane_scan = LaneScan(unpack_halves(packed.exclusive), unpack_halves(packed.total));
-    var before: vec4<u32>;
+    // 167: dedup 2% faster at 2^26 and 2^28 than one a word).
+    var packed = vec4(0u);
+    for (var k = 0u; k < ROWS; k++) {
+        packed[k / 2u] |= countOneBits(row_bits(mask, k)) << (16u * (k % 2u));
+    }
+    let scanned = lanes_exclusive(packed);
+    var places: array<u32, ROWS>;
     var running = 0u;
     for (var k = 0u; k < ROWS; k++) {
-        before[k] = running;
-        running += lane_scan.total[k];
+        let shift = 16u * (k % 2u);
+        places[k] = running + ((scanned.exclusive[k / 2u] >> shift) & 0xffffu);
+        running += (scanned.total[k / 2u] >> shift) & 0xffffu;
     }
-    return TileCounts(lane_scan, groups_exclusive(running), before);
-}
-
-// The four 16-bit halves of x and y, low half first.
-fn unpack_halves(packed: vec4<u32>) -> vec4<u32> {
-    return vec4(packed.x & 0xffffu, packed.x >> 16u, packed.y & 0xffffu, packed.y >> 16u);
+    let group = groups_exclusive(running);
+    for (var k = 0u; k < ROWS; k++) {
+        places[k] += group.x;
+    }
+    return TileCounts(places, group.y);
 }
 
 // lib/look_back.wgsl's hooks.
@@ -125,39 +135,48 @@ fn look_back_base() -> u32 {
     return 0u;
 }
 fn look_back_fallback(tile: u32) -> u32 {
-    return scan_counts(kept_bits(tile, load_rows(tile))).group.y;
+    return scan_counts(kept_mask(tile, load_rows(tile))).kept;
 }
 fn look_back_origin() -> u32 {
     return 0u;
 }
 
-// Writes tile `tile`'s kept keys (kept `bits`) from place `prefix` on: STAGE places at a time
-// staged in workgroup memory, then written by consecutive invocations, so the writes coalesce.
-// Every invocation calls it.
-fn write_kept(tile: u32, bits: vec4<u32>, tile_counts: TileCounts, prefix: u32, lid: u32) {
+// Stages the sources of tile `tile`'s kept keys (kept `mask`) at places [chunk, chunk + STAGE)
+// of its output; no barrier.
+fn stage_chunk(tile: u32, mask: u32, tile_counts: TileCounts, chunk: u32) {
+    for (var k = 0u; k < ROWS; k++) {
+        var place = tile_counts.places[k];
+        let bits = row_bits(mask, k);
+        let first = row_first(tile, k);
+        for (var c = 0u; c < ROW_KEYS; c++) {
+            if (bits & (1u << c)) != 0u {
+                if place >= chunk && place < chunk + STAGE {
+                    wg_sources[place - chunk] = first + c;
+                }
+                place++;
+            }
+        }
+    }
+}
+
+// Writes tile `tile`'s kept keys (kept `mask`) from place `prefix` on, STAGE places at a time,
+// staged in workgroup memory then written by consecutive invocations, so the writes coalesce. The
+// first chunk is staged already (stage_chunk, before the look-back's wait). Every invocation
+// calls it.
+fn write_kept(tile: u32, mask: u32, tile_counts: TileCounts, prefix: u32, lid: u32) {
     if lid == 0u {
-        wg_kept = tile_counts.group.y;
+        wg_kept = tile_counts.kept;
     }
     let tile_kept = workgroupUniformLoad(&wg_kept);
     for (var chunk = 0u; chunk < tile_kept; chunk += STAGE) {
-        for (var k = 0u; k < ROWS; k++) {
-            var place = tile_counts.group.x + tile_counts.rows_before[k]
-                + tile_counts.lanes.exclusive[k];
-            let first = row_first(tile, k);
-            for (var c = 0u; c < ROW_KEYS; c++) {
-                if (bits[k] & (1u << c)) != 0u {
-                    if place >= chunk && place < chunk + STAGE {
-                        wg_sources[place - chunk] = first + c;
-                    }
-                    place++;
-                }
-            }
+        if chunk > 0u {
+            stage_chunk(tile, mask, tile_counts, chunk);
         }
         workgroupBarrier();
         let staged = min(STAGE, tile_kept - chunk);
         for (var x = lid; x < staged; x += WORKGROUP_SIZE) {
             let source = wg_sources[x];
-            keys_out[prefix + chunk + x] = keys_in[source];
+            keys_out[prefix + chunk + x] = key_at(source);
             move_value(source, prefix + chunk + x);
         }
         workgroupBarrier();
@@ -179,19 +198,21 @@ fn select_tiles(lid: u32) {
     }
     var rows = load_rows(tile);
     loop {
-        let bits = kept_bits(tile, rows);
-        let tile_counts = scan_counts(bits);
-        let kept = tile_counts.group.y;
+        let mask = kept_mask(tile, rows);
+        let tile_counts = scan_counts(mask);
+        let kept = tile_counts.kept;
         if tile == 0u {
             publish_first(kept, lid);
         } else {
             look_back_start(tile, kept, lid);
         }
+        // The previous tile's last barrier has passed: its sources are read.
+        stage_chunk(tile, mask, tile_counts, 0u);
         var prefix = 0u;
         if tile > 0u {
             prefix = look_back_finish(tile, kept, lid);
         }
-        write_kept(tile, bits, tile_counts, prefix, lid);
+        write_kept(tile, mask, tile_counts, prefix, lid);
         if tile + 1u == params.tiles && lid == 0u {
             count[0] = prefix + kept;
         }

@@ -1,0 +1,19 @@
+// A selection's keys bound one key an element (lib/select.wgsl's `keys_in`): every key type, any
+// binding.
+
+@group(0) @binding(1) var<storage, read> keys_in: array<Key>;
+
+fn key_at(i: u32) -> Key {
+    return keys_in[i];
+}
+
+// The row of ROW_KEYS keys from `first`; keys at or beyond params.len read as zero.
+fn load_row(first: u32) -> array<Key, ROW_KEYS> {
+    var keys: array<Key, ROW_KEYS>;
+    for (var c = 0u; c < ROW_KEYS; c++) {
+        if first + c < params.len {
+            keys[c] = keys_in[first + c];
+        }
+    }
+    return keys;
+}
