@@ -24,10 +24,10 @@ use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use wgmerge::{
-    cpu, Algorithm, Bound, DedupBuffers, DedupOptions, Gpu, MergeBuffers, MergeManyBuffers,
-    MergeOptions, Order, RadixStrategy, ReduceBuffers, ReduceOp, ScanBuffers, ScanKind,
-    ScanOptions, ScanStrategy, SearchBuffers, SearchOptions, SetBuffers, SetOperation, SetOptions,
-    SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers, ValueBuffers,
+    cpu, Algorithm, Bound, DedupBuffers, DedupOptions, Gpu, KeptValueBuffers, MergeBuffers,
+    MergeManyBuffers, MergeOptions, Order, RadixStrategy, ReduceBuffers, ReduceOp, ScanBuffers,
+    ScanKind, ScanOptions, ScanStrategy, SearchBuffers, SearchOptions, SetBuffers, SetOperation,
+    SetOptions, SortAlgorithm, SortBuffers, SortOptions, SortValueBuffers, ValueBuffers,
 };
 
 #[derive(Parser, Debug)]
@@ -379,7 +379,12 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     }
                 }
                 Operation::Dedup => {
-                    outcome.push(bench_dedup(&gpu, n, args).map_err(|e| ("keep first".into(), e)))
+                    for shape in [DedupShape::Keys, DedupShape::Pairs, DedupShape::WideKeys] {
+                        outcome.push(
+                            bench_dedup(&gpu, n, shape, args)
+                                .map_err(|e| (shape.label().into(), e)),
+                        );
+                    }
                 }
                 Operation::Many => {
                     for &runs in &args.many_runs {
@@ -1098,37 +1103,83 @@ fn bench_search(
     Ok(row)
 }
 
-/// dedup of `n` sorted u32 keys drawn from n / 4 values (about 4 copies each, 25% kept), device
-/// time: it reads the keys and writes the kept ones.
-fn bench_dedup(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
+/// What a dedup benchmark dedups: u32 keys, u32 keys with u32 values, or u64 keys.
+#[derive(Clone, Copy, PartialEq)]
+enum DedupShape {
+    Keys,
+    Pairs,
+    WideKeys,
+}
+
+impl DedupShape {
+    fn label(self) -> &'static str {
+        match self {
+            DedupShape::Keys => "keep first",
+            DedupShape::Pairs => "keep first, pairs",
+            DedupShape::WideKeys => "keep first, u64 keys",
+        }
+    }
+}
+
+/// dedup of `n` sorted keys drawn from n / 4 values (about 4 copies each, 25% kept), device
+/// time: it reads the keys (and values) and writes the kept ones. u64 keys spread each value over
+/// both words; pairs' values are the keys' indices.
+fn bench_dedup(gpu: &Gpu, n: usize, shape: DedupShape, args: &Args) -> Result<Row, Failure> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64 + 5);
     let mut keys: Vec<u32> = (0..n)
         .map(|_| rng.random_range(0..(n / 4).max(1) as u32))
         .collect();
     keys.par_sort_unstable();
-    let mut want = keys.clone();
-    want.dedup();
-    let (input, out, count) = (
-        timing::storage_buffer(gpu, &keys),
-        output_buffer(gpu, n),
-        output_buffer(gpu, 1),
-    );
+    let index: Vec<u32> = (0..n as u32).collect();
+    let (want_keys, want_values) = cpu::dedup_pairs(&keys, &index, false);
+    let wide: Vec<u64> = keys.iter().map(|&k| u64::from(k) * 0x1_0001_0001).collect();
+    let key_words = if shape == DedupShape::WideKeys { 2 } else { 1 };
+    let input = match shape {
+        DedupShape::WideKeys => timing::storage_buffer(gpu, bytemuck::cast_slice(&wide)),
+        _ => timing::storage_buffer(gpu, &keys),
+    };
+    let (out, count) = (output_buffer(gpu, n * key_words), output_buffer(gpu, 1));
+    let (values, values_out) = (timing::storage_buffer(gpu, &index), output_buffer(gpu, n));
     let buffers = DedupBuffers {
         keys: &input,
         len: n,
         out: &out,
         count: &count,
-        values: None,
+        values: (shape == DedupShape::Pairs).then_some(KeptValueBuffers {
+            values: &values,
+            out: &values_out,
+            value_size: 4,
+        }),
     };
     let scratch = gpu.create_scratch();
     let options = DedupOptions::default();
-    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
-        gpu.encode_dedup::<u32>(encoder, &scratch, &buffers, &options)
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| match shape {
+        DedupShape::WideKeys => gpu.encode_dedup::<u64>(encoder, &scratch, &buffers, &options),
+        _ => gpu.encode_dedup::<u32>(encoder, &scratch, &buffers, &options),
     })?;
-    let got = read_counted(gpu, &out, &count)?;
-    let bytes = 4.0 * (n + want.len()) as f64 / n as f64;
-    let mut row = Row::new("dedup", "keep first", None, n, time, bytes);
-    row.correct = Some(got == want);
+    let kept = timing::read_words(gpu, &count, 1)?[0] as usize;
+    let got = timing::read_words(gpu, &out, kept * key_words)?;
+    let correct = match shape {
+        DedupShape::Keys => got == want_keys,
+        DedupShape::Pairs => {
+            got == want_keys && timing::read_words(gpu, &values_out, kept)? == want_values
+        }
+        DedupShape::WideKeys => {
+            let want: Vec<u64> = want_keys
+                .iter()
+                .map(|&k| u64::from(k) * 0x1_0001_0001)
+                .collect();
+            got == bytemuck::cast_slice::<u64, u32>(&want)
+        }
+    };
+    let element = 4.0 * key_words as f64 + if shape == DedupShape::Pairs { 4.0 } else { 0.0 };
+    let bytes = element * (n + kept) as f64 / n as f64;
+    let value_type = (shape == DedupShape::Pairs).then_some("u32");
+    let mut row = Row::new("dedup", shape.label(), value_type, n, time, bytes);
+    if shape == DedupShape::WideKeys {
+        row.key_type = "u64".into();
+    }
+    row.correct = Some(correct);
     Ok(row)
 }
 
@@ -1640,10 +1691,9 @@ fn print_table(rows: &[Row]) {
             );
             continue;
         }
-        let types = if r.value_type.is_some() {
-            "u32/32"
-        } else {
-            "u32"
+        let types = match &r.value_type {
+            Some(_) => format!("{}/32", r.key_type),
+            None => r.key_type.clone(),
         };
         println!(
             "{:<12} {:<30} {:>6} {:>11} {:>9.4} {:>10} {:>10} {:>7} {:>8} {:>8.1} {:>7} {:>7} {:>6}",
