@@ -186,7 +186,7 @@ impl Gpu {
                 max,
             });
         }
-        self.check_select(&DEDUP, value_size > 0)
+        self.check_select(&DEDUP, key, value_size > 0)
     }
 
     /// Upload, dedup, read back what was kept, through the host driver, in one piece.

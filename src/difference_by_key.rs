@@ -198,7 +198,7 @@ impl Gpu {
                 return Err(Error::TooLarge { what, len, max });
             }
         }
-        self.check_select(&DIFFERENCE_BY_KEY, value_size > 0)
+        self.check_select(&DIFFERENCE_BY_KEY, key, value_size > 0)
     }
 
     /// Upload, filter, read back what was kept, through the host driver, in one piece.

@@ -37,7 +37,7 @@ const COUNT: usize = 46;
 fn loops_per_tile(kernel: &Kernel) -> u32 {
     let searches = kernel.bindings.iter().any(|&(binding, _)| binding == OTHER);
     384 + if searches {
-        tuning::SELECT_ITEMS * 32
+        tuning::select_items(4) * 32
     } else {
         0
     }
@@ -117,16 +117,18 @@ impl SelectConfig {
         }
     }
 
-    /// Workgroup memory of a selection kernel.
-    fn workgroup_memory(self) -> u64 {
+    /// Workgroup memory of a selection kernel of `key` keys.
+    fn workgroup_memory(self, key: KeyType) -> u64 {
         let lanes = lanes_memory(self.subgroups, tuning::SELECT_WORKGROUP);
-        // The staged sources (`STAGE` in lib/select.wgsl) and the tile's count.
-        lanes + look_back::workgroup_memory(self.subgroups) + 2048 * 4 + 4
+        // The staged sources (`STAGE` in lib/select.wgsl: 64 an invocation's key) and the tile's
+        // count.
+        let stage = u64::from(tuning::select_items(key.size())) * 64;
+        lanes + look_back::workgroup_memory(self.subgroups) + stage * 4 + 4
     }
 
-    /// Keys of one tile.
-    fn tile(self) -> usize {
-        tuning::SELECT_WORKGROUP as usize * tuning::SELECT_ITEMS as usize
+    /// Keys of one tile of `key` keys.
+    fn tile(self, key: KeyType) -> usize {
+        tuning::SELECT_WORKGROUP as usize * tuning::select_items(key.size()) as usize
     }
 
     /// Every configuration a device may build, for the kernel tests.
@@ -177,9 +179,14 @@ impl Gpu {
     }
 
     /// Checks that the device can run selection `kernel`.
-    pub(crate) fn check_select(&self, kernel: &Kernel, with_values: bool) -> Result<(), Error> {
+    pub(crate) fn check_select(
+        &self,
+        kernel: &Kernel,
+        key: KeyType,
+        with_values: bool,
+    ) -> Result<(), Error> {
         let config = self.select_config();
-        self.check_workgroup_memory(config.workgroup_memory(), kernel.entry)?;
+        self.check_workgroup_memory(config.workgroup_memory(key), kernel.entry)?;
         self.check_storage_buffers(kernel, with_values)
     }
 
@@ -193,7 +200,7 @@ impl Gpu {
         (key, value_size): (KeyType, u32),
     ) -> Result<(), Error> {
         let (keys, len) = buffers.keys;
-        let tiles = len.div_ceil(config.tile());
+        let tiles = len.div_ceil(config.tile(key));
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let state_bytes = look_back::state_words(tiles) * 4;
         let state = scratch.temporary(&self.device, STATE, state_bytes, usage);
@@ -389,7 +396,7 @@ pub(crate) fn configurations(
                                 (key, vec4),
                                 value_size,
                             ),
-                            workgroup_memory: config.workgroup_memory(),
+                            workgroup_memory: config.workgroup_memory(key),
                         });
                     }
                 }

@@ -175,12 +175,15 @@ pub(crate) fn search_by_tiles(haystack: usize, needles: usize) -> bool {
     needles > 0 && needles.saturating_mul(8) >= haystack
 }
 
-/// Keys per invocation of a selection (dedup, the key filter): lib/select.wgsl's `ROWS` rows of
-/// `ROW_KEYS`, 4 of 8 (scan.wgsl's layout). Run 177, dedup of 2^28 u32 keys on the H100 in
-/// workgroups of 256: 0.570 ms with 32 (4 x 8), 0.593 with 32 as 8 x 4 (run 176), 0.705 with 16
-/// (4 x 4, run 175); 32 in workgroups of 128 0.783, 16 in 512 0.857. Run 178, as landed: 0.566
-/// (80% of the copy) against 0.730 before.
-pub(crate) const SELECT_ITEMS: u32 = 32;
+/// Keys per invocation of a selection (dedup, the key filter) of `key_size`-byte keys:
+/// lib/select.wgsl's 4 rows of 32 bytes (`ROWS` of `ROW_KEYS`, scan.wgsl's layout). Run 177,
+/// dedup of 2^28 u32 keys on the H100 in workgroups of 256: 0.570 ms with 32 (4 x 8), 0.593 with
+/// 32 as 8 x 4 (run 176), 0.705 with 16 (4 x 4, run 175); 32 in workgroups of 128 0.783, 16 in
+/// 512 0.857. Run 178, as landed: 0.566 (80% of the copy) against 0.730 before. u64 keys at 2^26:
+/// 16 (4 x 4) 0.298 ms (run 181), 32 (4 x 8) 0.388 (run 180), the kernel before 0.327.
+pub(crate) fn select_items(key_size: u32) -> u32 {
+    4 * 32 / key_size.max(1)
+}
 
 /// Invocations per workgroup of a selection, within WebGPU's default limit. Runs 168-169, dedup
 /// on the H100 (each tile's counts through the lane scan two to a word): 0.733 ms at 2^28 with
@@ -392,6 +395,12 @@ pub(crate) const COPY_BYTES_PER_THREAD: usize = 1 << 20;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn selections_load_32_bytes_a_row() {
+        assert_eq!(select_items(4), 32);
+        assert_eq!(select_items(8), 16);
+    }
 
     #[test]
     fn many_runs_merge_in_a_tree_while_it_takes_fewer_passes() {

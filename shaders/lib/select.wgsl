@@ -16,7 +16,7 @@
 // once and nothing but the kept keys is written: their sources staged in workgroup memory, then
 // written by consecutive invocations (the kept keys read again, from cache). The keys are bound
 // by `keys_in` (lib/select_io: whole vec4s for 4-byte keys where the buffer allows, else one key
-// an element).
+// an element), which also sets ROW_KEYS.
 //
 // A workgroup takes tiles in turn from the look-back's counter (run 138, dedup of 2^28 keys on
 // the H100: 0.892 ms against 0.971 with one tile a workgroup). Unlike scan.wgsl, it does not load
@@ -47,14 +47,13 @@ struct SelectParams {
 @group(0) @binding(7) var<storage, read_write> count: array<u32>;
 
 override WORKGROUP_SIZE: u32 = 256u;
-// Rows per invocation, and keys per row of an invocation (tuning::SELECT_ITEMS is their product).
-// Run 177, dedup of 2^28 keys on the H100: 4 rows of 8 keys 0.570 ms, 8 rows of 4 0.593, 4 rows
-// of 4 (tiles of 4096) 0.705: more keys a tile, fewer look-backs; run 178: 2 rows of 16 0.707, 3
-// of 8 0.614. ROW_KEYS is a multiple of 4
-// (lib/select_io/vec4.wgsl loads whole vec4s) and ROWS * ROW_KEYS at most 32 (a tile's kept bits
-// are one word an invocation).
+// Rows per invocation; a row is ROW_KEYS keys (lib/select_io: 8 of 4 bytes, 4 of 8), and
+// tuning::select_items gives the host ROWS * ROW_KEYS. Run 177, dedup of 2^28 u32 keys on the
+// H100: 4 rows of 8 keys 0.570 ms, 8 rows of 4 0.593, 4 rows of 4 (tiles of 4096) 0.705: more
+// keys a tile, fewer look-backs; run 178: 2 rows of 16 0.707, 3 of 8 0.614. u64 keys at 2^26:
+// rows of 4 0.298 ms (run 181), of 8 0.388 (run 180), the kernel before 0.327. ROWS * ROW_KEYS
+// is at most 32: a tile's kept bits are one word an invocation.
 const ROWS: u32 = 4u;
-const ROW_KEYS: u32 = 8u;
 
 struct Row {
     keys: array<Key, ROW_KEYS>,
@@ -62,10 +61,11 @@ struct Row {
 }
 alias Rows = array<Row, ROWS>;
 
-// Places of the tile's output staged at once: the kept keys' sources. Run 176, dedup of 2^28 keys
-// on the H100 in tiles of 8192 (8 rows of 4): 0.593 ms at 2048, 0.648 at 2560, 0.788 at 4096,
-// 0.667 at 1024 (run 175); the larger arrays cost occupancy and cache, as in run 156.
-const STAGE: u32 = 2048u;
+// Places of the tile's output staged at once, a quarter of the tile: the kept keys' sources. Run
+// 176, dedup of 2^28 u32 keys on the H100 in tiles of 8192 (8 rows of 4): 0.593 ms at 2048, 0.648
+// at 2560, 0.788 at 4096, 0.667 at 1024 (run 175); run 170 in tiles of 4096: 1024 fastest. The
+// larger arrays cost occupancy and cache, as in run 156.
+const STAGE: u32 = ROWS * ROW_KEYS * 64u;
 var<workgroup> wg_sources: array<u32, STAGE>;
 var<workgroup> wg_kept: u32;
 

@@ -4,6 +4,8 @@
 // NaN rule of the driver) is involved.
 
 alias Key = u32;
+// 32-bit words per key.
+const KEY_WORDS: u32 = 1u;
 
 fn total_order_bits(x: u32) -> u32 {
     return select(x | 0x80000000u, ~x, (x & 0x80000000u) != 0u);

@@ -1,6 +1,8 @@
 // i32 keys, stored as their bits: compared as two's-complement integers.
 
 alias Key = u32;
+// 32-bit words per key.
+const KEY_WORDS: u32 = 1u;
 
 fn key_less(x: Key, y: Key) -> bool {
     return bitcast<i32>(x) < bitcast<i32>(y);

@@ -2,6 +2,8 @@
 // carries the sign and compares signed, the low word unsigned. No 64-bit shader integers needed.
 
 alias Key = vec2<u32>;
+// 32-bit words per key.
+const KEY_WORDS: u32 = 2u;
 
 fn key_less(x: Key, y: Key) -> bool {
     let x_hi = bitcast<i32>(x.y);

@@ -1,6 +1,8 @@
 // u32 keys: compared as stored.
 
 alias Key = u32;
+// 32-bit words per key.
+const KEY_WORDS: u32 = 1u;
 
 fn key_less(x: Key, y: Key) -> bool {
     return x < y;

@@ -2,6 +2,8 @@
 // first: no 64-bit shader integers needed.
 
 alias Key = vec2<u32>;
+// 32-bit words per key.
+const KEY_WORDS: u32 = 2u;
 
 fn key_less(x: Key, y: Key) -> bool {
     return x.y < y.y || (x.y == y.y && x.x < y.x);

@@ -3,6 +3,9 @@
 
 @group(0) @binding(1) var<storage, read> keys_in: array<Key>;
 
+// Keys per row (lib/select.wgsl): 32 bytes of them.
+const ROW_KEYS: u32 = 8u / KEY_WORDS;
+
 fn key_at(i: u32) -> Key {
     return keys_in[i];
 }

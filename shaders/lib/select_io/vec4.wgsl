@@ -5,6 +5,9 @@
 
 @group(0) @binding(1) var<storage, read> keys_in: array<vec4<u32>>;
 
+// Keys per row (lib/select.wgsl): two vec4s.
+const ROW_KEYS: u32 = 8u;
+
 fn key_at(i: u32) -> Key {
     return bitcast<Key>(keys_in[i / 4u][i % 4u]);
 }
