@@ -120,8 +120,8 @@ impl SelectConfig {
     /// Workgroup memory of a selection kernel of `key` keys.
     fn workgroup_memory(self, key: KeyType) -> u64 {
         let lanes = lanes_memory(self.subgroups, tuning::SELECT_WORKGROUP);
-        // The staged sources (`STAGE` in lib/select.wgsl: 64 an invocation's key) and the tile's
-        // count.
+        // The staged sources (`STAGE` in lib/select.wgsl: 64 for each key an invocation takes)
+        // and the tile's count.
         let stage = u64::from(tuning::select_items(key.size())) * 64;
         lanes + look_back::workgroup_memory(self.subgroups) + stage * 4 + 4
     }
@@ -151,10 +151,11 @@ impl SelectConfig {
 }
 
 /// Whether `len` keys of type `key` at the start of `keys` may be bound as whole vec4s
-/// (lib/select_io/vec4.wgsl): 4-byte keys, with the buffer holding their length rounded up to a
-/// multiple of 4.
-fn keys_as_vec4(key: KeyType, keys: &wgpu::Buffer, len: usize) -> bool {
-    key.size() == 4 && len > 0 && keys.size() >= (len as u64).div_ceil(4) * 16
+/// (lib/select_io/vec4.wgsl): 4-byte keys, with the buffer, and a binding of at most
+/// `max_binding` bytes, holding their length rounded up to a multiple of 4.
+fn keys_as_vec4(key: KeyType, keys: &wgpu::Buffer, len: usize, max_binding: u64) -> bool {
+    let bytes = (len as u64).div_ceil(4) * 16;
+    key.size() == 4 && len > 0 && bytes <= keys.size() && bytes <= max_binding
 }
 
 /// A selection's buffers: the keys selected, any second input its kernel reads, where the kept
@@ -215,7 +216,7 @@ impl Gpu {
         let params = self.uniform("wgmerge select params", bytemuck::bytes_of(&params));
         let placeholder = scratch.placeholder();
         let key_size = key.size();
-        let vec4 = keys_as_vec4(key, keys, len);
+        let vec4 = keys_as_vec4(key, keys, len, self.max_binding_bytes());
         let keys_binding = if vec4 {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: keys,
@@ -411,6 +412,21 @@ mod tests {
     use super::*;
     use crate::test_buffers::{submit_and_read, upload};
 
+    /// Keys bind as vec4s only where the buffer and a binding hold their length rounded up to 4.
+    #[test]
+    fn keys_bind_as_vec4_only_where_they_fit() {
+        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let buffer = upload(&gpu, &[0; 8]);
+        assert!(keys_as_vec4(KeyType::U32, &buffer, 8, 32));
+        assert!(keys_as_vec4(KeyType::F32, &buffer, 5, 32));
+        assert!(!keys_as_vec4(KeyType::U32, &buffer, 5, 28));
+        assert!(!keys_as_vec4(KeyType::U64, &buffer, 4, 32));
+        assert!(!keys_as_vec4(KeyType::U32, &buffer, 0, 32));
+        let odd = upload(&gpu, &[0; 7]);
+        assert!(!keys_as_vec4(KeyType::I32, &odd, 7, 1 << 20));
+        assert!(keys_as_vec4(KeyType::I32, &odd, 4, 1 << 20));
+    }
+
     /// The decoupled fallback with no patience: every tile whose look-back does not end at once
     /// counts its predecessors' kept keys from their input. Dedup, with values, must not change,
     /// with and without subgroups.
@@ -434,7 +450,7 @@ mod tests {
             .into_iter()
             .flat_map(|subgroups| [(subgroups, upload(&keys)), (subgroups, upload(&padded))])
         {
-            let vec4 = keys_as_vec4(KeyType::U32, &keys_in, len);
+            let vec4 = keys_as_vec4(KeyType::U32, &keys_in, len, gpu.max_binding_bytes());
             layouts.push(vec4);
             let config = SelectConfig {
                 subgroups,
