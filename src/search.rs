@@ -246,7 +246,7 @@ impl Gpu {
             }
         }
         // The device's own checks decide what fits, once.
-        let shape = tuning::search_shape(haystack + needles, |shape| {
+        let shape = tuning::search_shape(|shape| {
             self.check_shape(shape).is_ok()
                 && self
                     .check_workgroup_memory(tiles_memory(shape, key), "search")

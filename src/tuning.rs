@@ -144,22 +144,19 @@ pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
     (1 << lanes.ilog2()).min(MAX_PARTITION_LANES)
 }
 
-/// Sorted searches of at least this many keys (needles and haystack) take 512 x 5 tiles where
-/// the device has room.
-pub(crate) const LARGE_SEARCH_LEN: usize = 1 << 27;
-
-/// Sorted search's tile shape (`search_tiles`) for `total` keys (needles and haystack) on a
-/// device where `fits` says which shapes fit, or None where none does: 256 x 5 (5 KiB for u32
-/// keys), from [`LARGE_SEARCH_LEN`] keys 512 x 5, else 256 x 3. Run 127 on the H100, tiles that
-/// check only their keys' order (run 126), sorted needles at 2^24 / 2^26 / 2^27 / 2^28 keys:
-/// 256 x 5 0.102 / 0.302 / 0.578 / 1.197 ms, 512 x 5 0.106 / 0.302 / 0.562 / 1.091, 512 x 7
-/// 0.116 / 0.332 / 0.619 / 1.198; 256 x 7, 256 x 9, 256 x 11, 512 x 11 and 128 x 11 slower
-/// everywhere (merge path's 512 x 11 1.522 ms at 2^28). Run 128, 2^27 / 2^28: 512 x 5 0.562 /
-/// 1.093, 512 x 6 0.578 / 1.113, 512 x 4 0.588 / 1.142, 768 x 5 0.640 / 1.245, 1024 x 5 0.645 /
-/// 1.238, 512 x 3 and 1024 x 3 slower still.
-pub(crate) fn search_shape(total: usize, fits: impl Fn(Shape) -> bool) -> Option<Shape> {
-    let large = [(512, 5)].into_iter().filter(|_| total >= LARGE_SEARCH_LEN);
-    large.chain([(256, 5), (256, 3)]).find(|&s| fits(s))
+/// Sorted search's tile shape (`search_tiles`) on a device where `fits` says which shapes fit, or
+/// None where none does: 256 x 7 (7 KiB for u32 keys), else 256 x 5, else 256 x 3. Run 183 on the
+/// H100, each tile's answers staged in its own memory and written coalesced, sorted needles at
+/// 2^20 / 2^24 / 2^26 / 2^27 / 2^28 keys: 256 x 7 0.0272 / 0.0985 / 0.2838 / 0.5396 / 1.0876 ms,
+/// 256 x 5 0.0273 / 0.1013 / 0.3012 / 0.5759 / 1.1865, 256 x 11 0.0267 / 0.1026 / 0.2907 /
+/// 0.5414 / 1.0741, 512 x 7 0.0276 / 0.1073 / 0.3026 / 0.5617 / 1.0867; the kernel before, which
+/// wrote each answer from the merge, 0.0275 / 0.1018 / 0.3025 / 0.5614 / 1.0912 in 256 x 5 below
+/// 2^27 and 512 x 5 from it (runs 127-128: its scattered writes cost more the more items an
+/// invocation merged).
+pub(crate) fn search_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
+    [(256, 7), (256, 5), (256, 3)]
+        .into_iter()
+        .find(|&s| fits(s))
 }
 
 /// Most workgroups of a search's `search_fix`, which stride over the needles: one workgroup per
@@ -505,14 +502,13 @@ mod tests {
         let fits = |key: u32, invocations: u32, memory: u32| {
             move |(w, items): Shape| w <= invocations && w * items * key <= memory
         };
-        let (small, large) = (LARGE_SEARCH_LEN - 1, LARGE_SEARCH_LEN);
-        assert_eq!(search_shape(small, fits(4, 1024, 49152)), Some((256, 5)));
-        assert_eq!(search_shape(large, fits(4, 1024, 49152)), Some((512, 5)));
-        assert_eq!(search_shape(large, fits(4, 256, 16384)), Some((256, 5)));
-        assert_eq!(search_shape(small, fits(8, 256, 16384)), Some((256, 5)));
-        assert_eq!(search_shape(small, fits(8, 256, 8192)), Some((256, 3)));
-        assert_eq!(search_shape(large, fits(8, 256, 4096)), None);
-        assert_eq!(search_shape(small, fits(4, 128, 16384)), None);
+        assert_eq!(search_shape(fits(4, 1024, 49152)), Some((256, 7)));
+        assert_eq!(search_shape(fits(4, 256, 16384)), Some((256, 7)));
+        assert_eq!(search_shape(fits(8, 256, 16384)), Some((256, 7)));
+        assert_eq!(search_shape(fits(8, 256, 12288)), Some((256, 5)));
+        assert_eq!(search_shape(fits(8, 256, 8192)), Some((256, 3)));
+        assert_eq!(search_shape(fits(8, 256, 4096)), None);
+        assert_eq!(search_shape(fits(4, 128, 16384)), None);
     }
 
     #[test]

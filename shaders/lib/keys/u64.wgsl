@@ -13,3 +13,9 @@ fn key_less(x: Key, y: Key) -> bool {
 fn key_order_bits(x: Key) -> vec2<u32> {
     return x;
 }
+
+// The key's first word as stored (a kernel that keeps a word in a key's place, `Key(word)`, reads
+// it back).
+fn key_word(x: Key) -> u32 {
+    return x.x;
+}
