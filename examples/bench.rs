@@ -1132,7 +1132,10 @@ fn bench_dedup(gpu: &Gpu, n: usize, shape: DedupShape, args: &Args) -> Result<Ro
     keys.par_sort_unstable();
     let index: Vec<u32> = (0..n as u32).collect();
     let (want_keys, want_values) = cpu::dedup_pairs(&keys, &index, false);
-    let wide: Vec<u64> = keys.iter().map(|&k| u64::from(k) * 0x1_0001_0001).collect();
+    // The u32 key's value spread over both words of a u64 key, so both words order it.
+    let widen =
+        |keys: &[u32]| -> Vec<u64> { keys.iter().map(|&k| u64::from(k) * 0x1_0001_0001).collect() };
+    let wide = widen(&keys);
     let key_words = if shape == DedupShape::WideKeys { 2 } else { 1 };
     let input = match shape {
         DedupShape::WideKeys => timing::storage_buffer(gpu, bytemuck::cast_slice(&wide)),
@@ -1164,13 +1167,7 @@ fn bench_dedup(gpu: &Gpu, n: usize, shape: DedupShape, args: &Args) -> Result<Ro
         DedupShape::Pairs => {
             got == want_keys && timing::read_words(gpu, &values_out, kept)? == want_values
         }
-        DedupShape::WideKeys => {
-            let want: Vec<u64> = want_keys
-                .iter()
-                .map(|&k| u64::from(k) * 0x1_0001_0001)
-                .collect();
-            got == bytemuck::cast_slice::<u64, u32>(&want)
-        }
+        DedupShape::WideKeys => got == bytemuck::cast_slice::<u64, u32>(&widen(&want_keys)),
     };
     let element = 4.0 * key_words as f64 + if shape == DedupShape::Pairs { 4.0 } else { 0.0 };
     let bytes = element * (n + kept) as f64 / n as f64;

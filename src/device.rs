@@ -567,6 +567,12 @@ pub(crate) fn bind_elements<'a>(
     })
 }
 
+/// Bytes of `len` 4-byte elements bound as whole vec4s: the length rounded up to a multiple of 4
+/// (scan_io/vec4.wgsl, select_io/vec4.wgsl).
+pub(crate) fn whole_vec4_bytes(len: usize) -> u64 {
+    (len as u64).div_ceil(4) * 16
+}
+
 /// Waits a short while for the GPU and runs every callback whose work is done: waiting for all
 /// submitted work instead would hold back a callback of early work (a staging buffer the next
 /// chunk needs) until the latest finished, and serialise the transfer rings.

@@ -11,7 +11,7 @@
 
 use bytemuck::Pod;
 
-use crate::device::dispatch;
+use crate::device::{dispatch, whole_vec4_bytes};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::look_back::{self, MODE_FALLBACK, MODE_LOOK_BACK, SPINS};
 use crate::ops::{ReduceOp, Scalar, ScanKind};
@@ -230,7 +230,7 @@ struct Bound<'a> {
 impl<'a> Bound<'a> {
     fn resource(self, vec4: bool) -> wgpu::BindingResource<'a> {
         let bytes = if vec4 {
-            (self.len as u64).div_ceil(4) * 16
+            whole_vec4_bytes(self.len)
         } else {
             self.len as u64 * 4
         };

@@ -5,7 +5,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::device::{bind_elements, dispatch};
+use crate::device::{bind_elements, dispatch, whole_vec4_bytes};
 use crate::host::{self, Call, Piece, PieceWork, Recorded};
 use crate::key::{move_values_module, Key, KeyType};
 use crate::look_back::{self, LookBack};
@@ -154,7 +154,7 @@ impl SelectConfig {
 /// (lib/select_io/vec4.wgsl): 4-byte keys, with the buffer, and a binding of at most
 /// `max_binding` bytes, holding their length rounded up to a multiple of 4.
 fn keys_as_vec4(key: KeyType, keys: &wgpu::Buffer, len: usize, max_binding: u64) -> bool {
-    let bytes = (len as u64).div_ceil(4) * 16;
+    let bytes = whole_vec4_bytes(len);
     key.size() == 4 && len > 0 && bytes <= keys.size() && bytes <= max_binding
 }
 
@@ -221,7 +221,7 @@ impl Gpu {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: keys,
                 offset: 0,
-                size: wgpu::BufferSize::new((len as u64).div_ceil(4) * 16),
+                size: wgpu::BufferSize::new(whole_vec4_bytes(len)),
             })
         } else {
             bind_elements(keys, 0, len, key_size, placeholder)

@@ -74,6 +74,18 @@ fn row_first(tile: u32, k: u32) -> u32 {
     return (tile * WORKGROUP_SIZE * ROWS + lane_group_base * ROWS + k * lanes + lane) * ROW_KEYS;
 }
 
+// The row of ROW_KEYS keys from `first`, one key_at a time; keys at or beyond params.len read as
+// zero (lib/select_io's load_row, or its tail).
+fn load_row_by_key(first: u32) -> array<Key, ROW_KEYS> {
+    var keys: array<Key, ROW_KEYS>;
+    for (var c = 0u; c < ROW_KEYS; c++) {
+        if first + c < params.len {
+            keys[c] = key_at(first + c);
+        }
+    }
+    return keys;
+}
+
 // The invocation's rows of `tile`, as loaded.
 fn load_rows(tile: u32) -> Rows {
     var rows: Rows;

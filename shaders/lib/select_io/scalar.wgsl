@@ -12,11 +12,5 @@ fn key_at(i: u32) -> Key {
 
 // The row of ROW_KEYS keys from `first`; keys at or beyond params.len read as zero.
 fn load_row(first: u32) -> array<Key, ROW_KEYS> {
-    var keys: array<Key, ROW_KEYS>;
-    for (var c = 0u; c < ROW_KEYS; c++) {
-        if first + c < params.len {
-            keys[c] = keys_in[first + c];
-        }
-    }
-    return keys;
+    return load_row_by_key(first);
 }

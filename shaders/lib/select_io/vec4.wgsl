@@ -15,19 +15,14 @@ fn key_at(i: u32) -> Key {
 // The row of ROW_KEYS keys from `first` (a multiple of 4); keys at or beyond params.len read as
 // zero.
 fn load_row(first: u32) -> array<Key, ROW_KEYS> {
+    if first + ROW_KEYS > params.len {
+        return load_row_by_key(first);
+    }
     var keys: array<Key, ROW_KEYS>;
-    if first + ROW_KEYS <= params.len {
-        for (var q = 0u; q < ROW_KEYS / 4u; q++) {
-            let words = bitcast<vec4<Key>>(keys_in[first / 4u + q]);
-            for (var c = 0u; c < 4u; c++) {
-                keys[4u * q + c] = words[c];
-            }
-        }
-    } else {
-        for (var c = 0u; c < ROW_KEYS; c++) {
-            if first + c < params.len {
-                keys[c] = key_at(first + c);
-            }
+    for (var q = 0u; q < ROW_KEYS / 4u; q++) {
+        let words = bitcast<vec4<Key>>(keys_in[first / 4u + q]);
+        for (var c = 0u; c < 4u; c++) {
+            keys[4u * q + c] = words[c];
         }
     }
     return keys;
