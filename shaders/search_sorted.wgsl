@@ -14,8 +14,9 @@
 //                needle instead of a binary search each (run 78: 3.6x merge's time at 2^28).
 //
 // search_tiles writes every answer the merge gives (staged in the tile, so the writes coalesce)
-// and checks that the tile's needles and haystack keys are in order (each against the next, the
-// first against the key before the tile) and that its needles are those its cuts give it. Where
+// and checks that the tile's needles and haystack keys are in order (each against the next as
+// the merge takes it, the first against the key before the tile) and that its needles are those
+// its cuts give it. Where
 // some tile's are not, it sets `unsorted`; then search_fix, one invocation per needle, checks
 // every answer against the haystack (the keys at place - 1 and place) and binary-searches each
 // that fails (run 125: 11% faster for sorted needles than checking each answer in search_tiles).
@@ -100,6 +101,8 @@ var<private> k0: u32;
 // The tile slot of the invocation's r-th output where that output is a needle, else TILE: its
 // answer is staged there once the tile has been read.
 var<private> needle_slot: array<u32, MAX_ITEMS>;
+// Where each invocation's walk through the tile's A stopped (merge_tile's walk_a.y).
+var<workgroup> walk_ends: array<u32, WORKGROUP_SIZE>;
 
 // merge_tile's output, tile output k from tile slot `slot`.
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
@@ -157,10 +160,14 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         needle_slot[r] = TILE;
     }
     let outputs = merge_whole_tile(range, lid);
-    // Each input's keys in the tile in order (A's in slots [0, a_len), B's after), ...
-    var in_order = true;
-    for (var x = lid; x + 1u < range.count; x += WORKGROUP_SIZE) {
-        in_order = in_order && (x + 1u == range.a_len || !key_before(tile[x + 1u], tile[x]));
+    // Each input's keys in the tile in order (the merge compared each key it took with the next
+    // of its input: CHECK_ORDER), the invocations' walks through A meeting end to start (so
+    // that each key was taken, and compared, once; the walk of invocation 0 starts at 0, as
+    // co-rank 0 is 0), ...
+    walk_ends[lid] = walk_a.y;
+    var in_order = walk_in_order;
+    if lid + 1u == WORKGROUP_SIZE {
+        in_order = in_order && walk_a.y == range.a_len;
     }
     if lid == 0u {
         // ... each input's first in the tile after the key before it, ...
@@ -175,10 +182,14 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         let end = needles_before(min((g + 1u) * TILE, total), cuts[g + 1u]);
         in_order = in_order && first == n0 && end == n0 + n_len;
     }
+    write_answers(outputs.x, lid);
+    // (write_answers' barriers made walk_ends visible.)
+    if lid > 0u {
+        in_order = in_order && walk_a.x == walk_ends[lid - 1u];
+    }
     if !in_order {
         atomicOr(&unsorted, 1u);
     }
-    write_answers(outputs.x, lid);
 }
 
 // After search_tiles, where it left needles: each needle whose answer fails the check is

@@ -117,6 +117,8 @@ fn specialization(key: KeyType, options: &SearchOptions, tiles: Option<Shape>) -
         // Needles take ties first (as A) for the lower bound, the haystack for the upper.
         constants.extend([
             ("NEEDLES_A", u32::from(!upper)),
+            // The tiles' answers hold only for sorted input: the merge checks it as it goes.
+            ("CHECK_ORDER", 1),
             ("WORKGROUP_SIZE", workgroup),
             ("ITEMS_PER_THREAD", items),
         ]);

@@ -139,6 +139,34 @@ fn long_searches() {
     }
 }
 
+/// Sorted needles with one pair of neighbours swapped, at each of many places (invocation and
+/// tile boundaries among them), every needle with a haystack key between it and the next: each
+/// tile must find its own swap, or that needle's answer is wrong.
+#[test]
+fn one_swapped_pair_anywhere() {
+    let mut rng = rng("search::one_swap");
+    let h = 6000u32;
+    // The even numbers below 2h, and needles among the odd ones.
+    let haystack: Vec<u32> = (0..h).map(|i| 2 * i).collect();
+    let mut needles: Vec<u32> = (0..5000).map(|_| 2 * rng.random_range(0..h) + 1).collect();
+    needles.sort_unstable();
+    needles.dedup();
+    let mut places: Vec<usize> = vec![0, 1, 5, 6, 7, 13, 14, 255, 256, 1791, 1792, 1793];
+    places.extend((0..12).map(|_| rng.random_range(0..needles.len() - 1)));
+    places.push(needles.len() - 2);
+    for bound in [Bound::Lower, Bound::Upper] {
+        let options = SearchOptions {
+            bound,
+            ..Default::default()
+        };
+        for &at in &places {
+            let mut swapped = needles.clone();
+            swapped.swap(at, at + 1);
+            check(&haystack, &swapped, &options, &format!("{bound:?} swapped at {at}"));
+        }
+    }
+}
+
 #[test]
 fn simple_cases_and_the_encoder_form() {
     let gpu = gpu();
