@@ -55,9 +55,10 @@ const WORKGROUP_SIZE: usize = 256;
 const CUTS: usize = 51;
 const UNSORTED: usize = 52;
 
-/// Bytes of workgroup memory of `search_tiles`: a tile of keys.
+/// Bytes of workgroup memory of `search_tiles`: a tile of keys, and a word per invocation
+/// (`walk_ends`).
 fn tiles_memory((workgroup, items): Shape, key: KeyType) -> u64 {
-    u64::from(workgroup) * u64::from(items) * u64::from(key.size())
+    u64::from(workgroup) * (u64::from(items) * u64::from(key.size()) + 4)
 }
 
 /// Which end of a run of keys equal to the needle [`Gpu::search_sorted`] returns.

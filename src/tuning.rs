@@ -145,16 +145,15 @@ pub(crate) fn partition_lanes(boundaries: u32) -> u32 {
 }
 
 /// Sorted search's tile shape (`search_tiles`) on a device where `fits` says which shapes fit, or
-/// None where none does: 256 x 7 (7 KiB for u32 keys), else 256 x 5, else 256 x 3. Run 183 on the
-/// H100, each tile's answers staged in its own memory and written coalesced, sorted needles at
-/// 2^20 / 2^24 / 2^26 / 2^27 / 2^28 keys: 256 x 7 0.0272 / 0.0985 / 0.2838 / 0.5396 / 1.0876 ms,
-/// 256 x 5 0.0273 / 0.1013 / 0.3012 / 0.5759 / 1.1865, 256 x 11 0.0267 / 0.1026 / 0.2907 /
-/// 0.5414 / 1.0741, 512 x 7 0.0276 / 0.1073 / 0.3026 / 0.5617 / 1.0867; the kernel before, which
-/// wrote each answer from the merge, 0.0275 / 0.1018 / 0.3025 / 0.5614 / 1.0912 in 256 x 5 below
-/// 2^27 and 512 x 5 from it (runs 127-128: its scattered writes cost more the more items an
-/// invocation merged).
+/// None where none does: 256 x 11 (11 KiB for u32 keys), else 256 x 7, 256 x 5 or 256 x 3. Run 187
+/// on the H100, the order checked as the merge takes each key, sorted needles at 2^20 / 2^22 /
+/// 2^24 / 2^26 keys: 256 x 11 0.0265 / 0.0423 / 0.1001 / 0.2784 ms, 256 x 9 0.0268 / 0.0431 /
+/// 0.1036 / 0.2982, 256 x 7 0.0270 / 0.0424 / 0.0987 / 0.2847 (main's loop over the tile in
+/// 256 x 7: 0.0271 / 0.0424 / 0.0985 / 0.2854); runs 185-186 at 2^27 / 2^28: 256 x 11 0.5188 /
+/// 1.0173, 256 x 7 0.5376 / 1.0773 (main 0.5392 / 1.0817), 512 x 7 0.5581 / 1.0718. With the
+/// loop over the tile, 256 x 11 had been slower than 256 x 7 below 2^27 (run 183).
 pub(crate) fn search_shape(fits: impl Fn(Shape) -> bool) -> Option<Shape> {
-    [(256, 7), (256, 5), (256, 3)]
+    [(256, 11), (256, 7), (256, 5), (256, 3)]
         .into_iter()
         .find(|&s| fits(s))
 }
@@ -502,8 +501,8 @@ mod tests {
         let fits = |key: u32, invocations: u32, memory: u32| {
             move |(w, items): Shape| w <= invocations && w * items * key <= memory
         };
-        assert_eq!(search_shape(fits(4, 1024, 49152)), Some((256, 7)));
-        assert_eq!(search_shape(fits(4, 256, 16384)), Some((256, 7)));
+        assert_eq!(search_shape(fits(4, 1024, 49152)), Some((256, 11)));
+        assert_eq!(search_shape(fits(4, 256, 16384)), Some((256, 11)));
         assert_eq!(search_shape(fits(8, 256, 16384)), Some((256, 7)));
         assert_eq!(search_shape(fits(8, 256, 12288)), Some((256, 5)));
         assert_eq!(search_shape(fits(8, 256, 8192)), Some((256, 3)));

@@ -151,7 +151,7 @@ fn one_swapped_pair_anywhere() {
     let mut needles: Vec<u32> = (0..5000).map(|_| 2 * rng.random_range(0..h) + 1).collect();
     needles.sort_unstable();
     needles.dedup();
-    let mut places: Vec<usize> = vec![0, 1, 5, 6, 7, 13, 14, 255, 256, 1791, 1792, 1793];
+    let mut places: Vec<usize> = vec![0, 1, 6, 7, 10, 11, 21, 22, 1792, 2815, 2816, 2817];
     places.extend((0..12).map(|_| rng.random_range(0..needles.len() - 1)));
     places.push(needles.len() - 2);
     for bound in [Bound::Lower, Bound::Upper] {
@@ -162,7 +162,12 @@ fn one_swapped_pair_anywhere() {
         for &at in &places {
             let mut swapped = needles.clone();
             swapped.swap(at, at + 1);
-            check(&haystack, &swapped, &options, &format!("{bound:?} swapped at {at}"));
+            check(
+                &haystack,
+                &swapped,
+                &options,
+                &format!("{bound:?} swapped at {at}"),
+            );
         }
     }
 }
