@@ -26,6 +26,9 @@ pub struct Gpu {
     pub(crate) pool: Pool,
     /// Whether kernels are built with naga's runtime checks ([`Gpu::with_runtime_checks`]).
     runtime_checks: bool,
+    /// wgmerge's submissions on the device not yet waited for, and its waits (`wait_next`).
+    #[cfg(not(target_arch = "wasm32"))]
+    waits: poller::Waits,
     #[cfg(not(target_arch = "wasm32"))]
     poller: poller::Poller,
 }
@@ -110,10 +113,14 @@ impl Gpu {
     /// Runs wgmerge on a device the application already has. wgmerge leaves the device's
     /// callbacks alone; device loss shows up as [`Error::DeviceLost`] from the next operation.
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Self {
+        #[cfg(not(target_arch = "wasm32"))]
+        let waits = poller::Waits::default();
         Self {
             adapter_info: device.adapter_info(),
             #[cfg(not(target_arch = "wasm32"))]
-            poller: poller::Poller::start(device.clone()),
+            poller: poller::Poller::start(device.clone(), waits.clone()),
+            #[cfg(not(target_arch = "wasm32"))]
+            waits,
             device,
             queue,
             lost: Arc::new(OnceLock::new()),
@@ -419,6 +426,19 @@ impl Gpu {
             .unwrap_or_else(|| Error::DeviceLost(otherwise.to_string()))
     }
 
+    /// Submits `commands`: every submission of wgmerge's own goes through here, so that its waits
+    /// know the latest (native).
+    pub(crate) fn submit(&self, commands: wgpu::CommandBuffer) {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            // Held across the submission, so that the queue keeps submission order.
+            let mut pending = self.waits.pending.lock().unwrap_or_else(|e| e.into_inner());
+            pending.push_back(self.queue.submit([commands]));
+        }
+        #[cfg(target_arch = "wasm32")]
+        self.queue.submit([commands]);
+    }
+
     /// Tells the poller (native) that a callback is awaited until the guard drops, unless this
     /// thread drives the device itself ([`Gpu::block_on`]).
     fn expect_callback(&self) -> impl Send + 'static {
@@ -463,15 +483,9 @@ impl Gpu {
             if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut context) {
                 break output;
             }
-            // Wait for what was submitted and run the callbacks that became ready; a future
+            // Wait for the next submission and run the callbacks that became ready; a future
             // waiting on nothing the GPU runs (none of ours) would spin here, not hang.
-            if self
-                .device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .is_err()
-            {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
+            wait_next(&self.device, &self.waits);
         };
         poller::DRIVING.with(|driving| driving.set(false));
         output
@@ -573,17 +587,35 @@ pub(crate) fn whole_vec4_bytes(len: usize) -> u64 {
     (len as u64).div_ceil(4) * 16
 }
 
-/// Waits a short while for the GPU and runs every callback whose work is done: waiting for all
-/// submitted work instead would hold back a callback of early work (a staging buffer the next
-/// chunk needs) until the latest finished, and serialise the transfer rings.
+/// Waits for wgmerge's oldest submission not yet waited for and runs every callback whose work
+/// is done, so that each callback runs as soon as its own submission is done. Waiting for all
+/// submitted work instead (main before run 189) holds back a callback of early work (a staging
+/// buffer the next chunk needs) until the latest finished, and on OpenGL holds the context's lock
+/// throughout, so that another thread's call gives up after 6 s ("Could not lock adapter
+/// context"). The waits have no timeout: in wgpu-core 30.0.1 a wait that times out panics in
+/// its queue-empty assertion when another thread's submission finishes the work meanwhile
+/// (fixed upstream in gfx-rs/wgpu#9958); waits in slices of 200 us did, in the threads test.
+/// wgmerge's waits take turns, so that each submission is waited for once.
 #[cfg(not(target_arch = "wasm32"))]
-fn poll_slice(device: &wgpu::Device) {
-    let slice = wgpu::PollType::Wait {
-        submission_index: None,
-        timeout: Some(crate::tuning::POLL_SLICE),
+fn wait_next(device: &wgpu::Device, waits: &poller::Waits) {
+    let _turn = waits.polling.lock().unwrap_or_else(|e| e.into_inner());
+    let oldest = waits
+        .pending
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .pop_front();
+    let Some(submission_index) = oldest else {
+        // Nothing of wgmerge's in flight: run what is ready.
+        let _ = device.poll(wgpu::PollType::Poll);
+        std::thread::yield_now();
+        return;
     };
-    match device.poll(slice) {
-        Ok(_) | Err(wgpu::PollError::Timeout) => {}
+    let wait = wgpu::PollType::Wait {
+        submission_index: Some(submission_index),
+        timeout: None,
+    };
+    match device.poll(wait) {
+        Ok(_) => {}
         // A lost device: its callbacks fail and the futures report it; do not spin.
         Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
     }
@@ -596,6 +628,24 @@ mod poller {
 
     use std::cell::Cell;
     use std::sync::{Arc, Condvar, Mutex};
+
+    /// wgmerge's submissions on a device not yet waited for, oldest first (`Gpu::submit`), and
+    /// the turn of its waits.
+    #[derive(Clone, Default)]
+    pub(crate) struct Waits(Arc<WaitState>);
+
+    #[derive(Default)]
+    pub(crate) struct WaitState {
+        pub(crate) pending: Mutex<std::collections::VecDeque<wgpu::SubmissionIndex>>,
+        pub(crate) polling: Mutex<()>,
+    }
+
+    impl std::ops::Deref for Waits {
+        type Target = WaitState;
+        fn deref(&self) -> &WaitState {
+            &self.0
+        }
+    }
 
     thread_local! {
         /// Whether this thread polls the device itself while it waits (Gpu::block_on).
@@ -631,12 +681,12 @@ mod poller {
     }
 
     impl Poller {
-        pub(super) fn start(device: wgpu::Device) -> Self {
+        pub(super) fn start(device: wgpu::Device, waits: Waits) -> Self {
             let shared = Arc::new(Shared::default());
             let thread_shared = shared.clone();
             let thread = std::thread::Builder::new()
                 .name("wgmerge poller".into())
-                .spawn(move || run(&device, &thread_shared))
+                .spawn(move || run(&device, &waits, &thread_shared))
                 .ok();
             Poller { shared, thread }
         }
@@ -663,7 +713,7 @@ mod poller {
         }
     }
 
-    fn run(device: &wgpu::Device, shared: &Shared) {
+    fn run(device: &wgpu::Device, waits: &Waits, shared: &Shared) {
         loop {
             {
                 let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -674,7 +724,7 @@ mod poller {
                     return;
                 }
             }
-            super::poll_slice(device);
+            super::wait_next(device, waits);
         }
     }
 }

@@ -260,7 +260,7 @@ impl<'g> Driver<'g> {
                     let early = early_readbacks(gpu, &mut encoder, free, piece, &recorded, call);
                     let commands = encoder.finish();
                     clock.trace(format_args!("piece {index} finished"));
-                    gpu.queue.submit([commands]);
+                    gpu.submit(commands);
                     clock.trace(format_args!("piece {index} queued"));
                     Ok::<_, Error>((recorded, early))
                 })
@@ -373,7 +373,7 @@ impl<'g> Driver<'g> {
                 gpu.scoped(|| {
                     let mut encoder = gpu.device.create_command_encoder(&Default::default());
                     encoder.copy_buffer_to_buffer(&staging, 0, &target, offset, chunk.len() as u64);
-                    gpu.queue.submit([encoder.finish()]);
+                    gpu.submit(encoder.finish());
                 })
                 .await?;
                 // Mapped again once the copy is done, for the next chunk that takes it.
@@ -467,7 +467,7 @@ impl<'g> Driver<'g> {
                 gpu.scoped(|| {
                     let mut encoder = gpu.device.create_command_encoder(&Default::default());
                     encoder.copy_buffer_to_buffer(buffer, at as u64, &staging, 0, len as u64);
-                    gpu.queue.submit([encoder.finish()]);
+                    gpu.submit(encoder.finish());
                 })
                 .await?;
                 let mapping = Box::pin(gpu.map_later(&staging, len as u64, wgpu::MapMode::Read));
@@ -554,7 +554,7 @@ impl<'g> Driver<'g> {
             for (slot, (buffer, offset)) in words.iter().enumerate() {
                 encoder.copy_buffer_to_buffer(buffer, *offset, &staging, slot as u64 * 4, 4);
             }
-            gpu.queue.submit([encoder.finish()]);
+            gpu.submit(encoder.finish());
         })
         .await?;
         let values = gpu

@@ -49,7 +49,7 @@ impl Gpu {
             self.scoped(|| {
                 let mut encoder = self.device.create_command_encoder(&Default::default());
                 self.encode_merge::<K>(&mut encoder, &scratch, buffers, options)?;
-                self.queue.submit([encoder.finish()]);
+                self.submit(encoder.finish());
                 Ok::<_, Error>(())
             })
             .await??;
@@ -134,7 +134,7 @@ impl Gpu {
                     prepared.record(&mut pass);
                 }
                 encoder.copy_buffer_to_buffer(&splits, 4, &staging, 0, 4);
-                self.queue.submit([encoder.finish()]);
+                self.submit(encoder.finish());
                 Ok::<_, Error>(())
             })
             .await??;
@@ -173,7 +173,7 @@ impl Gpu {
                 if let (Some(v), Some([_, _, out])) = (&buffers.values, &value_windows) {
                     copy(&mut encoder, (out, 0), (v.out, k0), len, value_size);
                 }
-                self.queue.submit([encoder.finish()]);
+                self.submit(encoder.finish());
                 Ok::<_, Error>(())
             })
             .await??;

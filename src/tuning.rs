@@ -376,12 +376,6 @@ pub(crate) fn host_piece_len(len: usize, most: usize) -> usize {
     len.min(most).max(1)
 }
 
-/// How long one wait for the GPU lasts before the waiting thread runs the callbacks of whatever
-/// finished meanwhile: short enough that a staging buffer comes back while the next transfer is
-/// still in flight, long enough that a waiting thread sleeps rather than spins. Run 48 chose it.
-#[cfg(not(target_arch = "wasm32"))]
-pub(crate) const POLL_SLICE: std::time::Duration = std::time::Duration::from_micros(200);
-
 /// Bytes each host thread copies of a staging buffer (native targets; rayon's pool): 1 MiB, so
 /// that an 8 MiB input already takes 8 threads. Memory bandwidth and page faults, not one core,
 /// bound a large copy (run 49: 4 MiB per thread left most of 16 cores idle below 2^24 keys).

@@ -372,7 +372,13 @@ fn concurrent_merges_sorts_and_set_operations_from_many_threads() {
                     let algorithm = Algorithm::ALL[round % 4];
                     let m = rng.random_range(0..20_000);
                     let (a, b) = Shape::HeavyDuplicates.generate(&mut rng, m, 5000);
-                    let got = gpu.merge_with(&a, &b, &options(algorithm)).unwrap();
+                    // Threads 2 and 3 merge through the async form, which the Gpu's poller
+                    // thread drives while the others' blocking calls drive the device too.
+                    let got = if thread >= 2 {
+                        park_on(gpu.merge_async(&a, &b, &options(algorithm))).unwrap()
+                    } else {
+                        gpu.merge_with(&a, &b, &options(algorithm)).unwrap()
+                    };
                     assert_same(&got, &cpu::merge(&a, &b), "concurrent merge");
                     // And a sort of the same keys, B's first, so it has work to do.
                     let keys: Vec<u32> = b.iter().chain(&a).copied().collect();

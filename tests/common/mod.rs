@@ -409,3 +409,26 @@ pub fn read_buffer_on<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, len: u
     let mapped = staging.get_mapped_range(..).unwrap();
     bytemuck::pod_collect_to_vec(&mapped[..bytes as usize])
 }
+
+/// Runs `future` to completion on this thread, parked while it is pending and unparked by its
+/// waker: an executor that never polls the device itself, so the Gpu's poller thread drives it.
+#[allow(dead_code)]
+pub fn park_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut context = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        match future.as_mut().poll(&mut context) {
+            Poll::Ready(output) => return output,
+            Poll::Pending => std::thread::park_timeout(std::time::Duration::from_secs(5)),
+        }
+    }
+}
