@@ -112,6 +112,11 @@ impl Gpu {
 
     /// Runs wgmerge on a device the application already has. wgmerge leaves the device's
     /// callbacks alone; device loss shows up as [`Error::DeviceLost`] from the next operation.
+    ///
+    /// wgmerge waits for its own submissions without timeout. With wgpu 30.0.1, an application
+    /// that polls the same device from other threads should do the same (`PollType::Poll`, or
+    /// a wait without timeout): a wait that times out while another thread submits can panic
+    /// inside wgpu-core (gfx-rs/wgpu#9958).
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let waits = poller::Waits::default();
