@@ -610,9 +610,10 @@ fn wait_next(device: &wgpu::Device, waits: &poller::Waits) {
         .unwrap_or_else(|e| e.into_inner())
         .pop_front();
     let Some(submission_index) = oldest else {
-        // Nothing of wgmerge's in flight: run what is ready.
+        // Nothing of wgmerge's in flight: run what is ready, and let the GPU's own threads
+        // (a software driver's) run rather than spin.
         let _ = device.poll(wgpu::PollType::Poll);
-        std::thread::yield_now();
+        std::thread::sleep(std::time::Duration::from_micros(50));
         return;
     };
     let wait = wgpu::PollType::Wait {
