@@ -125,18 +125,19 @@ fn long_searches() {
             ..Default::default()
         };
         check(&haystack, &needles, &options, &format!("{bound:?} sorted"));
-        let mut swapped = needles.clone();
         let at = (needles.len() / 3..needles.len())
             .find(|&i| needles[i] != needles[i + 1])
             .unwrap();
-        swapped.swap(at, at + 1);
-        check(
-            &haystack,
-            &swapped,
-            &options,
-            &format!("{bound:?} swapped at {at}"),
-        );
+        check_swapped(&haystack, &needles, at, &options);
     }
+}
+
+/// `check` with needles `at` and `at + 1` swapped.
+fn check_swapped(haystack: &[u32], needles: &[u32], at: usize, options: &SearchOptions) {
+    let mut swapped = needles.to_vec();
+    swapped.swap(at, at + 1);
+    let context = format!("{:?} swapped at {at}", options.bound);
+    check(haystack, &swapped, options, &context);
 }
 
 /// Sorted needles with one pair of neighbours swapped, at each of many places (invocation and
@@ -160,14 +161,7 @@ fn one_swapped_pair_anywhere() {
             ..Default::default()
         };
         for &at in &places {
-            let mut swapped = needles.clone();
-            swapped.swap(at, at + 1);
-            check(
-                &haystack,
-                &swapped,
-                &options,
-                &format!("{bound:?} swapped at {at}"),
-            );
+            check_swapped(&haystack, &needles, at, &options);
         }
     }
 }
