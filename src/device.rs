@@ -603,7 +603,17 @@ pub(crate) fn whole_vec4_bytes(len: usize) -> u64 {
 /// wgmerge's waits take turns, so that each submission is waited for once.
 #[cfg(not(target_arch = "wasm32"))]
 fn wait_next(device: &wgpu::Device, waits: &poller::Waits) {
-    let _turn = waits.polling.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = match waits.polling.try_lock() {
+        Ok(turn) => turn,
+        Err(std::sync::TryLockError::Poisoned(turn)) => turn.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            // Another thread waits, and runs the callbacks that become ready (perhaps the one
+            // this caller awaits): let its wait end, then the caller looks at its future again
+            // rather than wait for the next submission, which may be another thread's.
+            drop(waits.polling.lock().unwrap_or_else(|e| e.into_inner()));
+            return;
+        }
+    };
     let oldest = waits
         .pending
         .lock()
