@@ -431,8 +431,8 @@ impl Gpu {
             .unwrap_or_else(|| Error::DeviceLost(otherwise.to_string()))
     }
 
-    /// Submits `commands`: every submission of wgmerge's own goes through here, so that its waits
-    /// know the latest (native).
+    /// Submits `commands`, queued for wgmerge's waits (native): every submission of wgmerge's
+    /// own goes through here.
     pub(crate) fn submit(&self, commands: wgpu::CommandBuffer) {
         #[cfg(not(target_arch = "wasm32"))]
         {
@@ -646,21 +646,13 @@ mod poller {
     use std::sync::{Arc, Condvar, Mutex};
 
     /// wgmerge's submissions on a device not yet waited for, oldest first (`Gpu::submit`), and
-    /// the turn of its waits.
-    #[derive(Clone, Default)]
-    pub(crate) struct Waits(Arc<WaitState>);
+    /// the turn of its waits; shared by the `Gpu` and its poller thread.
+    pub(crate) type Waits = Arc<WaitState>;
 
     #[derive(Default)]
     pub(crate) struct WaitState {
         pub(crate) pending: Mutex<std::collections::VecDeque<wgpu::SubmissionIndex>>,
         pub(crate) polling: Mutex<()>,
-    }
-
-    impl std::ops::Deref for Waits {
-        type Target = WaitState;
-        fn deref(&self) -> &WaitState {
-            &self.0
-        }
     }
 
     thread_local! {
