@@ -35,7 +35,7 @@ pub(crate) fn submit_and_read(
         encoder.copy_buffer_to_buffer(buffer, offset, &staging, at, words as u64 * 4);
         at += words as u64 * 4;
     }
-    gpu.queue.submit([encoder.finish()]);
+    gpu.submit(encoder.finish());
     gpu.block_on(gpu.read_back(&staging, bytes, bytemuck::pod_collect_to_vec))
         .expect("read back")
 }

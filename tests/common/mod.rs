@@ -412,7 +412,6 @@ pub fn read_buffer_on<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, len: u
 
 /// Runs `future` to completion on this thread, parked while it is pending and unparked by its
 /// waker: an executor that never polls the device itself, so the Gpu's poller thread drives it.
-#[allow(dead_code)]
 pub fn park_on<F: std::future::Future>(future: F) -> F::Output {
     use std::sync::Arc;
     use std::task::{Context, Poll, Wake, Waker};
