@@ -216,14 +216,22 @@ fn load_own_keys(span: vec2<u32>) {
 }
 
 // Sorts the ranked tile by digit in workgroup memory, then writes it out: invocation d sets
-// digit d's place in the output (`first`) beforehand.
+// digit d's place in the output (`first`) beforehand. The keys' values are read in the input's
+// order (coalesced, all loads in flight before any is used) and sorted with them (runs 194-195:
+// pairs 5% faster than reading each value from its sorted slot's source as it is written).
 fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
+    var values: array<u32, MAX_ROUNDS>;
+    for (var round = 0u; round < ROUNDS; round++) {
+        if own_ranks[round] != NO_KEY {
+            values[round] = load_value(span.x + own_slot(round));
+        }
+    }
     for (var round = 0u; round < ROUNDS; round++) {
         let rank = own_ranks[round];
         if rank != NO_KEY {
             let slot = wg_start[own_digits[round]] + rank;
             wg_keys[slot] = own_keys[round];
-            stage_value(slot, span.x + own_slot(round));
+            stage_value(slot, values[round]);
         }
     }
     // Wrapping arithmetic: first - start + slot is the place.
@@ -235,7 +243,7 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
             let key = wg_keys[slot];
             let place = place_of(digit_of(key)) + slot;
             keys_out[place] = key;
-            move_staged_value(slot, place);
+            put_staged_value(slot, place);
         }
     }
 }

@@ -374,7 +374,7 @@ fn tile_len(rounds: u32) -> usize {
 }
 
 /// Workgroup memory of the scatter: its rank's, its strategy's, and its tile sorted by digit
-/// (keys, and each value's source index).
+/// (keys, and a word per value: a 4-byte value itself, an 8-byte one's source index).
 fn scatter_memory(
     key_size: u32,
     value_size: u32,

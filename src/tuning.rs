@@ -240,7 +240,7 @@ pub(crate) const RADIX_MASKS_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
 /// Rounds of 256 keys per radix sort tile for keys of `key_size` bytes and values of
 /// `value_size` (0 for none) on a device with `workgroup_memory` bytes of it, of which the rank
 /// takes `rank_memory` (13 KiB with lane masks, 5 KiB with 32-lane subgroups): the scatter sorts
-/// its tile by digit in workgroup memory (each key, and each value's source index), so that each
+/// its tile by digit in workgroup memory (each key, and a word per value), so that each
 /// digit's keys leave in one run; larger tiles make longer runs and fewer histogram words per
 /// key. `wanted` ([`radix_rounds_wanted`]) where they fit, else as many as fit (at least one:
 /// WebGPU's default 16 KiB holds 256 64-bit keys with values).
@@ -277,8 +277,8 @@ pub(crate) fn radix_rounds_wanted(
     }
 }
 
-/// Bytes of workgroup memory per key of a radix sort tile sorted by digit: the key, and its
-/// value's source index where there are values.
+/// Bytes of workgroup memory per key of a radix sort tile sorted by digit: the key, and where
+/// there are values one word (a 4-byte value itself, an 8-byte value's source index).
 pub(crate) fn radix_staged_bytes(key_size: u32, value_size: u32) -> u64 {
     u64::from(key_size) + if value_size > 0 { 4 } else { 0 }
 }

@@ -3,20 +3,25 @@
 
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
 
-// Slots of `staged_sources` (radix sort: its tile).
+// Slots of `staged_values` (radix sort: its tile).
 override STAGED_VALUES: u32 = 1u;
 
-// Where the key of each slot of a tile sorted in workgroup memory comes from.
-var<workgroup> staged_sources: array<u32, STAGED_VALUES>;
+// The value of each slot of a tile sorted in workgroup memory: its key's index.
+var<workgroup> staged_values: array<u32, STAGED_VALUES>;
 
 fn move_value(src: u32, dst: u32) {
     values_out[dst] = src;
 }
 
-fn stage_value(slot: u32, src: u32) {
-    staged_sources[slot] = src;
+// What stage_value keeps of the value of input element `src`: its index.
+fn load_value(src: u32) -> u32 {
+    return src;
 }
 
-fn move_staged_value(slot: u32, dst: u32) {
-    move_value(staged_sources[slot], dst);
+fn stage_value(slot: u32, value: u32) {
+    staged_values[slot] = value;
+}
+
+fn put_staged_value(slot: u32, dst: u32) {
+    values_out[dst] = staged_values[slot];
 }
