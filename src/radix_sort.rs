@@ -477,6 +477,7 @@ impl Gpu {
             value_size,
             matches!(rank, Rank::Subgroups(_)),
             strategy == RadixStrategy::SingleSweep,
+            len,
         );
         let rounds = tuning::radix_rounds(
             key.size(),
@@ -761,7 +762,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                 // The rounds subgroup ranks of 4-byte keys take in reduce-then-scan.
                 (
                     0,
-                    tuning::radix_rounds_wanted(4, 0, true, false),
+                    tuning::radix_rounds_wanted(4, 0, true, false, 1 << 28),
                     Rank::Subgroups(32),
                 ),
                 (4, 5, Rank::Subgroups(8)),

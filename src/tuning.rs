@@ -257,20 +257,32 @@ pub(crate) fn radix_rounds(
     fit.clamp(1, wanted.clamp(1, MAX_RADIX_ROUNDS))
 }
 
-/// The rounds a radix sort tile takes where workgroup memory allows: 6 (tiles of 1536) for 4-byte
-/// keys with no values or 4-byte ones, ranked with subgroups in reduce-then-scan; [`RADIX_ROUNDS`]
-/// otherwise. Run 121 (H100, u32 keys, by probe): 6 rounds took 2.57 ms at 2^26 and 10.33 at
-/// 2^28 against 8 rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26;
-/// 12 and 16: 3.65, 3.59, run 120); with u32 values 5.06 and 19.53 against 5.22 and 20.12. 64-bit
-/// keys (9.37 against 8.37 ms at 2^26), the lane-mask rank (4.19 against 4.03) and the single
-/// sweep (20.15 against 19.72 at 2^28) stay fastest at 8.
+/// The rounds a radix sort tile of `len` keys takes where workgroup memory allows: 6 (tiles of
+/// 1536) for 4-byte keys ranked with subgroups, in reduce-then-scan with no values or 4-byte
+/// ones, in the single sweep with no values where it is the default (up to
+/// [`SINGLE_SWEEP_MAX_LEN`] keys); [`RADIX_ROUNDS`] otherwise. H100, u32 keys, by probe:
+/// - reduce-then-scan (run 121): 6 rounds took 2.57 ms at 2^26 and 10.33 at 2^28 against 8
+///   rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26; 12 and 16:
+///   3.65, 3.59, run 120); with u32 values 5.06 and 19.53 against 5.22 and 20.12;
+/// - the single sweep (runs 196-197): 0.1594 ms at 2^20 against 0.1664 twice (2, 3 and 4 rounds
+///   0.257, 0.208, 0.183), level at 2^22 (0.3849 against 0.3853), slower at 2^28 (20.15 against
+///   19.72, run 121);
+/// - 64-bit keys (9.37 against 8.37 ms at 2^26) and the lane-mask rank (4.19 against 4.03) stay
+///   fastest at 8.
 pub(crate) fn radix_rounds_wanted(
     key_size: u32,
     value_size: u32,
     subgroup_rank: bool,
     single_sweep: bool,
+    len: usize,
 ) -> u32 {
-    if key_size == 4 && value_size <= 4 && subgroup_rank && !single_sweep {
+    let four_byte_keys = key_size == 4 && subgroup_rank;
+    let six = if single_sweep {
+        value_size == 0 && len <= SINGLE_SWEEP_MAX_LEN
+    } else {
+        value_size <= 4
+    };
+    if four_byte_keys && six {
         6
     } else {
         RADIX_ROUNDS
@@ -298,8 +310,11 @@ pub(crate) fn radix_tiles_per_workgroup(tiles: usize) -> usize {
 /// slower (0.434 against 0.374 ms at 2^22, 21.96 against 11.93 at 2^28), whether a digit's
 /// look-back reads 4, 16 or 32 predecessors at once.
 pub(crate) fn radix_single_sweep(len: usize) -> bool {
-    len <= 1 << 20
+    len <= SINGLE_SWEEP_MAX_LEN
 }
+
+/// The most keys a radix sort takes the single sweep for by default ([`radix_single_sweep`]).
+pub(crate) const SINGLE_SWEEP_MAX_LEN: usize = 1 << 20;
 
 /// Whether a many-way merge of `runs` runs (none empty) merges them in a merge tree, ceil(log2
 /// runs) merge path passes and, with `copy_back` (the resident form, whose result must end in
@@ -521,12 +536,20 @@ mod tests {
 
     #[test]
     fn radix_tiles_of_six_rounds_only_where_measured_faster() {
-        assert_eq!(radix_rounds_wanted(4, 0, true, false), 6);
-        assert_eq!(radix_rounds_wanted(4, 4, true, false), 6);
-        assert_eq!(radix_rounds_wanted(4, 8, true, false), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(8, 0, true, false), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(4, 0, false, false), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(4, 0, true, true), RADIX_ROUNDS);
+        let large = 1 << 28;
+        assert_eq!(radix_rounds_wanted(4, 0, true, false, large), 6);
+        assert_eq!(radix_rounds_wanted(4, 4, true, false, large), 6);
+        assert_eq!(radix_rounds_wanted(4, 8, true, false, large), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(8, 0, true, false, large), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(4, 0, false, false, large), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(4, 0, true, true, large), RADIX_ROUNDS);
+        // The single sweep where it is the default, keys only.
+        let small = SINGLE_SWEEP_MAX_LEN;
+        assert!(radix_single_sweep(small));
+        assert_eq!(radix_rounds_wanted(4, 0, true, true, small), 6);
+        assert_eq!(radix_rounds_wanted(4, 4, true, true, small), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(4, 0, false, true, small), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(8, 0, true, true, small), RADIX_ROUNDS);
     }
 
     #[test]
