@@ -276,13 +276,12 @@ pub(crate) fn radix_rounds_wanted(
     single_sweep: bool,
     len: usize,
 ) -> u32 {
-    let four_byte_keys = key_size == 4 && subgroup_rank;
-    let six = if single_sweep {
+    let measured_faster = if single_sweep {
         value_size == 0 && len <= SINGLE_SWEEP_MAX_LEN
     } else {
         value_size <= 4
     };
-    if four_byte_keys && six {
+    if key_size == 4 && subgroup_rank && measured_faster {
         6
     } else {
         RADIX_ROUNDS
