@@ -18,7 +18,8 @@
 // the merge takes it, the first against the key before the tile) and that its needles are those
 // its cuts give it. Where some tile's are not, it sets `unsorted`; then search_fix, one
 // invocation per needle, checks every answer against the haystack (the keys at place - 1 and
-// place) and binary-searches each that fails (run 125: 11% faster for sorted needles than checking each answer in search_tiles).
+// place) and binary-searches each that fails (run 125: 11% faster for sorted needles than
+// checking each answer in search_tiles).
 // So needles in any order are answered right, sorted ones in one pass (search_fix's workgroups
 // read the flag and stop), others at about a binary search each.
 // A tile's needles are [x_g, x_g+1), x_g the needles before its first output by the cuts: x_0 = 0
