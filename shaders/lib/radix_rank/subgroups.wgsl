@@ -1,8 +1,8 @@
 // Radix sort's rank with subgroup ballots (radix_sort.wgsl includes it as `rank`; Merrill and
 // Adinets' warp-level multi-split). Each subgroup takes ROUNDS * its size consecutive keys of the
 // tile, in the order the subgroups take their place from a counter, and ranks them in rounds of
-// one key a lane with no barrier: nine ballots (the digit's eight bits, and whether the lane has
-// a key) find the lanes of the same digit, the lowest of them adds their number to the
+// one key a lane with no barrier: nine ballots (whether the lane has a key, and the digit's eight
+// bits) find the lanes of the same digit, the lowest of them adds their number to the
 // subgroup's count of the digit in workgroup memory, and each lane's rank there is that count
 // before plus its lower lanes of the digit. Once every subgroup is done, the digits' owners turn
 // the subgroups' counts into prefixes, which each lane adds to its ranks.
@@ -82,15 +82,14 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     let live = vec4(true, BALLOT_WORDS > 1u, BALLOT_WORDS > 2u, BALLOT_WORDS > 3u);
     for (var round = 0u; round < ROUNDS; round++) {
         let valid = own_slot(round) < span.y;
-        // Bit 8 set: no key, matching no digit.
-        var digit = RADIX;
+        var digit = 0u;
         if valid {
             digit = digit_of(own_keys[round]);
         }
-        var same = select(vec4(0u), subgroupBallot(true), live);
-        // A constant count, so the loop unrolls: skipping the ninth ballot in full tiles made
-        // the bound a variable and the sort 28% slower (run 102).
-        for (var b = 0u; b < 9u; b++) {
+        // The lanes with a key, narrowed to those whose digit matches this lane's bit by bit.
+        var same = select(vec4(0u), subgroupBallot(valid), live);
+        // A constant count, so the loop unrolls (run 102: a variable bound cost 28%).
+        for (var b = 0u; b < 8u; b++) {
             let one = ((digit >> b) & 1u) == 1u;
             let votes = subgroupBallot(one);
             same &= select(~votes, votes, vec4(one));
@@ -103,7 +102,7 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
             before = (counts >> shift) & 0xffffu;
         }
         before = subgroupShuffle(before, ballot_first(same, 0u));
-        own_digits[round] = digit & (RADIX - 1u);
+        own_digits[round] = digit;
         own_ranks[round] = select(NO_KEY, before + lower, valid);
     }
     workgroupBarrier();
