@@ -142,7 +142,7 @@ fn most_tiles() -> u32 {
 }
 
 /// Bytes of workgroup memory of `set_tiles`: a tile of keys (and with values their slots), each
-/// invocation's part (a word, and one closing the tile), the scan of their counts (a word per
+/// invocation's part (a word, and one closing the tile), the scan of their counts (two words per
 /// invocation) and the look-back's (with or without subgroups).
 fn workgroup_memory(
     (workgroup, items): Shape,
@@ -156,7 +156,7 @@ fn workgroup_memory(
     tile * u64::from(key.size())
         + staged
         + (u64::from(workgroup) + 1) * 4
-        + u64::from(workgroup) * 4
+        + u64::from(workgroup) * 8
         + look_back::workgroup_memory(subgroups)
 }
 

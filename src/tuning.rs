@@ -597,10 +597,10 @@ mod tests {
         assert_eq!(set_shape(false, |_| true), Some(SET_SHAPE));
         assert_eq!(set_shape(true, |_| true), Some(SET_PAIRS_SHAPE));
         // A tile of keys and, with values, their slots; the rest: each invocation's part (and one
-        // closing the tile), its count, the look-back's.
+        // closing the tile), its count's two words, the look-back's.
         let fits = |key: u32, slot: u32, limit: u32| {
             move |(w, items): Shape| {
-                w * items * (key + slot) + 4 + (w + 1) * 4 + w * 4 + 280 <= limit
+                w * items * (key + slot) + 4 + (w + 1) * 4 + w * 8 + 280 <= limit
             }
         };
         assert_eq!(set_shape(false, fits(4, 0, 16_384)), Some(SET_SHAPE));
