@@ -207,20 +207,20 @@ var<workgroup> wg_sums: array<u32, SUMS>;
 // scan). Every invocation calls it (it holds barriers).
 fn exclusive_count(count: u32, place: u32) -> vec2<u32> {
     var sum = count;
-    // The half holding the latest sums.
-    var half = 0u;
+    // Where the half holding the latest sums starts.
+    var latest = 0u;
     wg_sums[place] = sum;
     workgroupBarrier();
     for (var step = 1u; step < WORKGROUP_SIZE; step <<= 1u) {
         if place >= step {
-            sum += wg_sums[half + place - step];
+            sum += wg_sums[latest + place - step];
         }
         // The other half was last read before the previous barrier.
-        half = WORKGROUP_SIZE - half;
-        wg_sums[half + place] = sum;
+        latest = WORKGROUP_SIZE - latest;
+        wg_sums[latest + place] = sum;
         workgroupBarrier();
     }
-    let all = wg_sums[half + WORKGROUP_SIZE - 1u];
+    let all = wg_sums[latest + WORKGROUP_SIZE - 1u];
     // Everyone has read the sums before they are written again.
     workgroupBarrier();
     return vec2(sum - count, all);
