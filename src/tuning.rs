@@ -305,9 +305,9 @@ pub(crate) fn radix_tiles_per_workgroup(tiles: usize) -> usize {
 
 /// Whether a radix sort of `len` keys takes the single sweep by default (where the adapter is
 /// known to give forward progress): up to 2^20 keys, where its five dispatches for four passes
-/// beat reduce-then-scan's twelve (runs 75-76: 0.165 against 0.213 ms at 2^20). From 2^22 it is
-/// slower (0.434 against 0.374 ms at 2^22, 21.96 against 11.93 at 2^28), whether a digit's
-/// look-back reads 4, 16 or 32 predecessors at once.
+/// beat reduce-then-scan's twelve. Run 213 (H100, u32 keys, same call): 0.151 against 0.202 ms
+/// at 2^20; 0.339 against 0.326 at 2^22, 1.10 against 0.78 at 2^24 and 15.3 against 10.4 at
+/// 2^28, whether a digit's look-back reads 4, 16 or 32 predecessors at once (runs 76 and 193).
 pub(crate) fn radix_single_sweep(len: usize) -> bool {
     len <= SINGLE_SWEEP_MAX_LEN
 }
