@@ -19,7 +19,7 @@
 // before ranking. (Each scatter workgroup reading every digit's scanned total instead cost every
 // sort 5-9%, run 78; skipping such passes outright, with the buffer each later pass reads chosen
 // on the GPU, bound both buffers read-write and cost 34%, run 97.) The single sweep, which reads
-// its counts anyway, decides from them: one_digit.
+// its counts anyway, decides from them as each tile starts (radix_scatter_sweep).
 //
 // Groups of tiles keep the scanned histograms to 256 words a group: one word per (digit, tile),
 // written and read scattered and scanned, moved as many bytes as the keys (run 63). The scatter
@@ -251,26 +251,6 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
     }
 }
 
-// Whether one digit holds every key of the pass (invocation d passes digit d's total): then the
-// stable scatter is the identity and the single sweep's pass only copies its tiles (CUB's short
-// circuit), so a digit that no key varies in costs a copy, not a sort. The flag borrows
-// wg_start[0], free until the rank (no workgroup memory of its own: 16 KiB devices keep their
-// tile). Every invocation calls it (it holds barriers).
-fn one_digit(total: u32, lid: u32) -> bool {
-    if lid == 0u {
-        wg_start[0] = 0u;
-    }
-    workgroupBarrier();
-    // At most one digit holds every key of a pass that has keys.
-    if total == key_len() && total > 0u {
-        wg_start[0] = 1u;
-    }
-    let one = workgroupUniformLoad(&wg_start[0]) != 0u;
-    // Everyone has read the flag before the rank writes wg_start.
-    workgroupBarrier();
-    return one;
-}
-
 // A pass whose digit is the same for every key: the tile's keys (and values) stay in place (an
 // argsort's first pass writes each key's index). Every key is loaded before any is stored, so
 // that all loads are in flight at once: the compiler may not move a load above a store to
@@ -384,7 +364,7 @@ fn radix_sweep_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 
 var<workgroup> wg_ticket: u32;
 // The latest predecessor a digit's look-back stopped at, plus one; then the same, read by the
-// whole workgroup.
+// whole workgroup. Before the look-back, whether one digit holds every key of the pass.
 var<workgroup> wg_stuck: atomic<u32>;
 var<workgroup> wg_stuck_at: u32;
 
@@ -490,11 +470,16 @@ fn look_back(tile: u32, lid: u32) -> u32 {
 }
 
 // One pass of the single sweep: tiles in the order they start (a counter), each ranked, its
-// counts published, its prefix looked back for, and scattered.
+// counts published, its prefix looked back for, and scattered. A pass whose digit is the same for
+// every key only copies its tiles (CUB's short circuit), so a digit that no key varies in costs a
+// copy, not a sort: invocation d reads digit d's total before the ticket's barrier, and the flag
+// shares that barrier (run 214: 4% faster at 2^20 than three barriers of its own).
 @compute @workgroup_size(256)
 fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
+    let total = atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]);
     if lid == 0u {
         wg_ticket = atomicAdd(&sweep_counts[SWEEP_TICKETS + params.pass_index], 1u);
+        wg_stuck_at = 0u;
     }
     let tile = workgroupUniformLoad(&wg_ticket);
     if tile >= params.tiles {
@@ -502,7 +487,12 @@ fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
     }
     let row = tile * RADIX + lid;
     let span = tile_span(tile);
-    if one_digit(atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]), lid) {
+    // At most one digit holds every key of a pass that has keys.
+    if total == key_len() && total > 0u {
+        wg_stuck_at = 1u;
+    }
+    // The look-back writes the flag's word again only after two barriers.
+    if workgroupUniformLoad(&wg_stuck_at) != 0u {
         // Every tile of the pass copies, so none publishes or looks back.
         if params.pass_index + 1u < params.passes {
             sweep_next[row] = 0u;
