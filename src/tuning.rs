@@ -259,8 +259,8 @@ pub(crate) fn radix_rounds(
 
 /// The rounds a radix sort tile of `len` keys takes where workgroup memory allows: 6 (tiles of
 /// 1536) for 4-byte keys ranked with subgroups, in reduce-then-scan with no values or 4-byte
-/// ones, in the single sweep with no values where it is the default (up to
-/// [`SINGLE_SWEEP_MAX_LEN`] keys); [`RADIX_ROUNDS`] otherwise. H100, u32 keys, by probe:
+/// ones, in the single sweep with no values up to 2^20 keys; [`RADIX_ROUNDS`] otherwise. H100,
+/// u32 keys, by probe:
 /// - reduce-then-scan (run 121): 6 rounds took 2.57 ms at 2^26 and 10.33 at 2^28 against 8
 ///   rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26; 12 and 16:
 ///   3.65, 3.59, run 120); with u32 values 5.06 and 19.53 against 5.22 and 20.12;
@@ -277,7 +277,7 @@ pub(crate) fn radix_rounds_wanted(
     len: usize,
 ) -> u32 {
     let measured_faster = if single_sweep {
-        value_size == 0 && len <= SINGLE_SWEEP_MAX_LEN
+        value_size == 0 && len <= 1 << 20
     } else {
         value_size <= 4
     };
@@ -304,16 +304,16 @@ pub(crate) fn radix_tiles_per_workgroup(tiles: usize) -> usize {
 }
 
 /// Whether a radix sort of `len` keys takes the single sweep by default (where the adapter is
-/// known to give forward progress): up to 2^20 keys, where its five dispatches for four passes
-/// beat reduce-then-scan's twelve. Run 213 (H100, u32 keys, same call): 0.151 against 0.202 ms
-/// at 2^20; 0.339 against 0.326 at 2^22, 1.10 against 0.78 at 2^24 and 15.3 against 10.4 at
-/// 2^28, whether a digit's look-back reads 4, 16 or 32 predecessors at once (runs 76 and 193).
+/// known to give forward progress): up to 2^22 keys, where its five dispatches for four passes
+/// beat reduce-then-scan's twelve. Run 215 (H100, u32 keys, forced, in the same call): 0.135
+/// against 0.203 ms at 2^20, 0.288 against 0.326 at 2^22; from 2^24 slower, 0.964 against 0.781
+/// at 2^24 and 13.13 against 10.34 at 2^28.
 pub(crate) fn radix_single_sweep(len: usize) -> bool {
     len <= SINGLE_SWEEP_MAX_LEN
 }
 
 /// The most keys a radix sort takes the single sweep for by default ([`radix_single_sweep`]).
-pub(crate) const SINGLE_SWEEP_MAX_LEN: usize = 1 << 20;
+pub(crate) const SINGLE_SWEEP_MAX_LEN: usize = 1 << 22;
 
 /// Whether a many-way merge of `runs` runs (none empty) merges them in a merge tree, ceil(log2
 /// runs) merge path passes and, with `copy_back` (the resident form, whose result must end in
@@ -445,8 +445,8 @@ mod tests {
 
     #[test]
     fn radix_sorts_sweep_once_only_when_short() {
-        assert!(radix_single_sweep(1 << 20));
-        assert!(!radix_single_sweep((1 << 20) + 1));
+        assert!(radix_single_sweep(1 << 22));
+        assert!(!radix_single_sweep((1 << 22) + 1));
     }
 
     #[test]
@@ -542,10 +542,15 @@ mod tests {
         assert_eq!(radix_rounds_wanted(8, 0, true, false, large), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(4, 0, false, false, large), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(4, 0, true, true, large), RADIX_ROUNDS);
-        // The single sweep where it is the default, keys only.
-        let small = SINGLE_SWEEP_MAX_LEN;
+        // The single sweep up to 2^20 keys, keys only; 8 rounds beyond, where it is the default
+        // up to SINGLE_SWEEP_MAX_LEN.
+        let small = 1 << 20;
         assert!(radix_single_sweep(small));
         assert_eq!(radix_rounds_wanted(4, 0, true, true, small), 6);
+        assert_eq!(
+            radix_rounds_wanted(4, 0, true, true, small + 1),
+            RADIX_ROUNDS
+        );
         assert_eq!(radix_rounds_wanted(4, 4, true, true, small), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(4, 0, false, true, small), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(8, 0, true, true, small), RADIX_ROUNDS);

@@ -60,13 +60,24 @@ fn half_of(word: u32, digit: u32) -> u32 {
 // Loads and ranks the tile's keys (into own_*) and sets each digit's first slot in the tile sorted
 // by digit (wg_start); returns the tile's number of keys of digit `lid`.
 fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
+    rank_clear(lid);
+    workgroupBarrier();
+    return rank_cleared(span, lid);
+}
+
+// Zeroes the rank's workgroup memory, for rank_cleared after a barrier (the caller's own, where
+// it has one: the single sweep clears before the barrier that hands out its tile).
+fn rank_clear(lid: u32) {
     if lid == 0u {
         atomicStore(&wg_lanes_taken, 0u);
     }
     for (var w = lid; w < RANK_WORDS; w += WORKGROUP_SIZE) {
         atomicStore(&wg_rows[w], 0u);
     }
-    workgroupBarrier();
+}
+
+// rank_tile once rank_clear and a barrier have run.
+fn rank_cleared(span: vec2<u32>, lid: u32) -> u32 {
     let lane = subgroupExclusiveAdd(1u);
     let lanes = subgroupAdd(1u);
     var first = 0u;
