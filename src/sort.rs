@@ -55,7 +55,7 @@ pub struct SortOptions {
     /// [`Error::Unsupported`].
     pub subgroups: Option<bool>,
     /// Radix sort only: how each pass finds where a tile's keys go ([`RadixStrategy`]). `None`
-    /// takes the single sweep for up to 2^20 keys where the adapter is known to give workgroups
+    /// takes the single sweep for up to 2^22 keys where the adapter is known to give workgroups
     /// forward progress, and reduce-then-scan otherwise.
     pub strategy: Option<RadixStrategy>,
     /// Merge sort only: invocations per workgroup, for the block sort and the merge passes;
