@@ -34,8 +34,8 @@
 // publishes its digit counts, looks back over the tiles before it for each digit's prefix
 // (decoupled look-back), and scatters. Tile 0 publishes each digit's first place in the output
 // with its counts, so only it scans the pass's counts and every later tile's prefix carries them
-// (runs 211 and 213: 2-6% faster from 2^16 to 2^20, 2% slower from 2^22). A tile whose
-// predecessor has published nothing after SPINS rounds counts that tile's digits itself
+// (run 213: 2-6% faster up to 2^20, 2% slower beyond, which run 215 more than made up). A tile
+// whose predecessor has published nothing after SPINS rounds counts that tile's digits itself
 // (decoupled fallback, Smith, Levien and Owens 2025), so no workgroup waits on another for long
 // and this too is safe on every adapter.
 
