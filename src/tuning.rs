@@ -259,8 +259,8 @@ pub(crate) fn radix_rounds(
 
 /// The rounds a radix sort tile of `len` keys takes where workgroup memory allows: 6 (tiles of
 /// 1536) for 4-byte keys ranked with subgroups, in reduce-then-scan with no values or 4-byte
-/// ones, in the single sweep with no values up to 2^20 keys; [`RADIX_ROUNDS`] otherwise. H100,
-/// u32 keys, by probe:
+/// ones, in the single sweep with no values up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys;
+/// [`RADIX_ROUNDS`] otherwise. H100, u32 keys, by probe:
 /// - reduce-then-scan (run 121): 6 rounds took 2.57 ms at 2^26 and 10.33 at 2^28 against 8
 ///   rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26; 12 and 16:
 ///   3.65, 3.59, run 120); with u32 values 5.06 and 19.53 against 5.22 and 20.12;
@@ -277,7 +277,7 @@ pub(crate) fn radix_rounds_wanted(
     len: usize,
 ) -> u32 {
     let measured_faster = if single_sweep {
-        value_size == 0 && len <= 1 << 20
+        value_size == 0 && len <= SWEEP_SIX_ROUNDS_MAX_LEN
     } else {
         value_size <= 4
     };
@@ -287,6 +287,10 @@ pub(crate) fn radix_rounds_wanted(
         RADIX_ROUNDS
     }
 }
+
+/// The most keys the single sweep takes tiles of 6 rounds for ([`radix_rounds_wanted`]): where
+/// it was measured faster than 8 (runs 196-197); beyond, up to [`SINGLE_SWEEP_MAX_LEN`], 8.
+pub(crate) const SWEEP_SIX_ROUNDS_MAX_LEN: usize = 1 << 20;
 
 /// Bytes of workgroup memory per key of a radix sort tile sorted by digit: the key, and where
 /// there are values one word (a 4-byte value itself, an 8-byte value's source index).
@@ -542,9 +546,9 @@ mod tests {
         assert_eq!(radix_rounds_wanted(8, 0, true, false, large), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(4, 0, false, false, large), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(4, 0, true, true, large), RADIX_ROUNDS);
-        // The single sweep up to 2^20 keys, keys only; 8 rounds beyond, where it is the default
-        // up to SINGLE_SWEEP_MAX_LEN.
-        let small = 1 << 20;
+        // The single sweep up to SWEEP_SIX_ROUNDS_MAX_LEN keys, keys only; 8 rounds beyond, where
+        // it is the default up to SINGLE_SWEEP_MAX_LEN.
+        let small = SWEEP_SIX_ROUNDS_MAX_LEN;
         assert!(radix_single_sweep(small));
         assert_eq!(radix_rounds_wanted(4, 0, true, true, small), 6);
         assert_eq!(
