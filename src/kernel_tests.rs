@@ -21,11 +21,11 @@ fn configurations() -> Vec<Configuration> {
     let mut all = Vec::new();
     all.extend(crate::partition::configurations());
     all.extend(crate::merge::configurations());
-    all.extend(crate::sort::configurations());
+    all.extend(crate::merge_sort::configurations());
     all.extend(crate::radix_sort::configurations());
     all.extend(crate::dedup::configurations());
     all.extend(crate::difference_by_key::configurations());
-    all.extend(crate::search::configurations());
+    all.extend(crate::search_sorted::configurations());
     all.extend(crate::set::configurations());
     all.extend(crate::scan::configurations());
     all.extend(crate::validate::configurations());

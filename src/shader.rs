@@ -62,6 +62,7 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("merge_basic"),
     wgsl!("merge_circular"),
     wgsl!("merge_path"),
+    wgsl!("merge_sort"),
     wgsl!("merge_tiled"),
     wgsl!("partition"),
     wgsl!("radix_sort"),
@@ -69,7 +70,6 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("scan"),
     wgsl!("search_sorted"),
     wgsl!("set"),
-    wgsl!("sort_block"),
     wgsl!("validate"),
 ];
 

@@ -26,7 +26,7 @@ var<workgroup> tile: array<Key, TILE>;
 var<private> loaded: array<Key, MAX_ITEMS>;
 // The tile slots where the pair being merged starts: A's elements from a_start, B's from
 // a_count. Merge path's tile is one pair, so a_start stays 0 there (never written: a constant to
-// the compiler); the block sort (sort_block.wgsl) merges many pairs of runs in one tile.
+// the compiler); the block sort (merge_sort.wgsl) merges many pairs of runs in one tile.
 var<private> a_start: u32;
 var<private> a_count: u32;
 

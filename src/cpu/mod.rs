@@ -9,7 +9,7 @@ mod merge;
 mod partition;
 mod radix_sort;
 mod scan;
-mod search;
+mod search_sorted;
 mod set;
 mod sort;
 #[cfg(test)]
@@ -22,6 +22,6 @@ pub use merge::{merge, merge_ordered, merge_pairs, merge_pairs_ordered};
 pub use partition::{co_rank, co_rank_ordered};
 pub use radix_sort::{key_bits, radix_sort_pairs_ordered};
 pub use scan::{combine, identity, reduce, scan};
-pub use search::search_sorted;
+pub use search_sorted::search_sorted;
 pub use set::{set_operation, set_operation_ordered, set_operation_pairs_ordered};
 pub use sort::{first_unsorted, sort_ordered, sort_pairs_ordered};

@@ -1,4 +1,4 @@
-//! Stable sorts and the sortedness check: the CPU mirrors of `sort_block.wgsl` with merge path's
+//! Stable sorts and the sortedness check: the CPU mirrors of `merge_sort.wgsl` with merge path's
 //! passes, and of `validate.wgsl`.
 
 use crate::key::{Key, Order};

@@ -1,4 +1,4 @@
-// Merge sort's block sort (sort_block.wgsl), keys only: nothing moves but the keys, so every
+// Merge sort's block sort (merge_sort.wgsl), keys only: nothing moves but the keys, so every
 // hook for the keys' origins is empty.
 
 fn start_origin(r: u32, slot: u32) {}

@@ -1,4 +1,4 @@
-// Merge sort's block sort (sort_block.wgsl) with values: each key carries the tile slot it was
+// Merge sort's block sort (merge_sort.wgsl) with values: each key carries the tile slot it was
 // loaded from (its origin) through every round, and the values are gathered once, at the end.
 
 // origin[x]: the input slot of the key at tile slot x, between rounds.

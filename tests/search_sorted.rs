@@ -18,7 +18,7 @@ fn check<K: TestKey>(haystack: &[K], needles: &[K], options: &SearchOptions, con
 }
 
 fn every_shape<K: TestKey>() {
-    let mut rng = rng(&format!("search::<{}>", K::TYPE.name()));
+    let mut rng = rng(&format!("search_sorted::<{}>", K::TYPE.name()));
     for order in [Order::Ascending, Order::Descending] {
         for bound in [Bound::Lower, Bound::Upper] {
             let options = SearchOptions { bound, order };
@@ -60,7 +60,7 @@ every_key_type!(every_shape);
 /// checked).
 #[test]
 fn unsorted_haystack_stays_in_bounds() {
-    let mut rng = rng("search::unsorted_haystack");
+    let mut rng = rng("search_sorted::unsorted_haystack");
     for (h, n) in [(1000, 5000), (70_001, 80_000)] {
         let haystack: Vec<u32> = (0..h).map(|_| rng.random_range(0..1000)).collect();
         let mut needles: Vec<u32> = (0..n).map(|_| rng.random_range(0..1000)).collect();
@@ -82,7 +82,7 @@ fn unsorted_haystack_stays_in_bounds() {
 /// tiles right and must binary-search the rest, each needle answered once at least.
 #[test]
 fn needles_partly_sorted() {
-    let mut rng = rng("search::partly");
+    let mut rng = rng("search_sorted::partly");
     for bound in [Bound::Lower, Bound::Upper] {
         let options = SearchOptions {
             bound,
@@ -112,7 +112,7 @@ fn needles_partly_sorted() {
 /// (one tile of thousands finds them out of order, and every answer is checked).
 #[test]
 fn long_searches() {
-    let mut rng = rng("search::long");
+    let mut rng = rng("search_sorted::long");
     let (haystack, needles) = Shape::HeavyDuplicates.keys::<u32>(
         &mut rng,
         (1 << 23) + 12_345,
@@ -145,7 +145,7 @@ fn check_swapped(haystack: &[u32], needles: &[u32], at: usize, options: &SearchO
 /// tile must find its own swap, or that needle's answer is wrong.
 #[test]
 fn one_swapped_pair_anywhere() {
-    let mut rng = rng("search::one_swap");
+    let mut rng = rng("search_sorted::one_swap");
     let h = 6000u32;
     // The even numbers below 2h, and needles among the odd ones.
     let haystack: Vec<u32> = (0..h).map(|i| 2 * i).collect();
@@ -181,7 +181,7 @@ fn simple_cases_and_the_encoder_form() {
             .unwrap(),
         [0, 1, 4, 4, 5, 5]
     );
-    let mut rng = rng("search::resident");
+    let mut rng = rng("search_sorted::resident");
     let mut keys: Vec<u32> = (0..50_000).map(|_| rng.random_range(0..10_000)).collect();
     keys.sort_unstable();
     let needles: Vec<u32> = (0..20_000).map(|_| rng.random_range(0..11_000)).collect();

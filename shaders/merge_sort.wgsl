@@ -1,7 +1,7 @@
-// Merge sort, first pass: each workgroup sorts TILE consecutive keys into one sorted run (the
-// last may be shorter), stably. TILE is merge path's tile (lib/merge_tile.wgsl), so the merge
-// passes after it (merge_path.wgsl with params.run_len) take the same shape and each of their
-// tiles lies in one pair of runs.
+// Merge sort's first pass (merge_sort.rs; entry point `sort_block`): each workgroup sorts TILE
+// consecutive keys into one sorted run (the last may be shorter), stably. TILE is merge path's
+// tile (lib/merge_tile.wgsl), so the merge passes after it (merge_path.wgsl with params.run_len)
+// take the same shape and each of their tiles lies in one pair of runs.
 //
 // The tile is loaded as merge path loads it (coalesced, every load in flight at once). Each
 // invocation then sorts its own ITEMS_PER_THREAD keys in registers with an odd-even
