@@ -242,42 +242,18 @@ impl<'g> Driver<'g> {
         }
         self.trace(format_args!("{} pieces, slots ready", call.pieces.len()));
         let mut written = 0;
-        let mut pending: Option<(usize, Recorded, Vec<Readback>)> = None;
-        for (index, piece) in call.pieces.iter().enumerate() {
-            let slot = index % slot_count;
-            self.upload(call, piece, slot).await?;
-            self.trace(format_args!("piece {index} uploaded"));
-            let (recorded, early) = {
-                let gpu = self.gpu;
-                let slot = &self.slots[slot];
-                let free = &mut self.free_readbacks;
-                let clock = self.clock;
-                gpu.scoped(|| {
-                    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                    let recorded =
-                        work.record(gpu, &mut encoder, piece, &slot.inputs, &slot.outputs)?;
-                    clock.trace(format_args!("piece {index} recorded"));
-                    let early = early_readbacks(gpu, &mut encoder, free, piece, &recorded, call);
-                    let commands = encoder.finish();
-                    clock.trace(format_args!("piece {index} finished"));
-                    gpu.submit(commands);
-                    clock.trace(format_args!("piece {index} queued"));
-                    Ok::<_, Error>((recorded, early))
-                })
-                .await??
+        let mut pending: Option<(usize, (Recorded, Vec<Readback>))> = None;
+        // Piece i is uploaded and submitted before piece i - 1 is read back, so that the GPU
+        // works on one while the host copies the other; the last round only reads back.
+        for index in 0..=call.pieces.len() {
+            let next = match call.pieces.get(index) {
+                Some(piece) => {
+                    let slot = index % slot_count;
+                    Some((index, self.submit(call, work, index, piece, slot).await?))
+                }
+                None => None,
             };
-            self.trace(format_args!("piece {index} submitted, error scopes clear"));
-            let early: Vec<Readback> = early
-                .into_iter()
-                .map(|(staging, len, output)| Readback {
-                    mapping: Box::pin(gpu_map(self.gpu, &staging, len)),
-                    staging,
-                    len,
-                    output,
-                    at: 0,
-                })
-                .collect();
-            if let Some((done, recorded, early)) = pending.take() {
+            if let Some((done, (recorded, early))) = pending.take() {
                 written += self
                     .download(
                         &call.pieces[done],
@@ -291,23 +267,54 @@ impl<'g> Driver<'g> {
                     .await?;
                 progress(written, total_room);
             }
-            pending = Some((index, recorded, early));
-        }
-        if let Some((done, recorded, early)) = pending.take() {
-            written += self
-                .download(
-                    &call.pieces[done],
-                    &recorded,
-                    early,
-                    call,
-                    work,
-                    destinations,
-                    written,
-                )
-                .await?;
-            progress(written, total_room);
+            pending = next;
         }
         Ok(written)
+    }
+
+    /// Uploads piece `index` into slot `slot`, records its work and submits it; returns what it
+    /// recorded and the readbacks that start as soon as it is done.
+    async fn submit(
+        &mut self,
+        call: &Call<'_>,
+        work: &mut dyn PieceWork,
+        index: usize,
+        piece: &Piece,
+        slot: usize,
+    ) -> Result<(Recorded, Vec<Readback>), Error> {
+        self.upload(call, piece, slot).await?;
+        self.trace(format_args!("piece {index} uploaded"));
+        let (recorded, early) = {
+            let gpu = self.gpu;
+            let slot = &self.slots[slot];
+            let free = &mut self.free_readbacks;
+            let clock = self.clock;
+            gpu.scoped(|| {
+                let mut encoder = gpu.device.create_command_encoder(&Default::default());
+                let recorded =
+                    work.record(gpu, &mut encoder, piece, &slot.inputs, &slot.outputs)?;
+                clock.trace(format_args!("piece {index} recorded"));
+                let early = early_readbacks(gpu, &mut encoder, free, piece, &recorded, call);
+                let commands = encoder.finish();
+                clock.trace(format_args!("piece {index} finished"));
+                gpu.submit(commands);
+                clock.trace(format_args!("piece {index} queued"));
+                Ok::<_, Error>((recorded, early))
+            })
+            .await??
+        };
+        self.trace(format_args!("piece {index} submitted, error scopes clear"));
+        let early: Vec<Readback> = early
+            .into_iter()
+            .map(|(staging, len, output)| Readback {
+                mapping: Box::pin(gpu_map(self.gpu, &staging, len)),
+                staging,
+                len,
+                output,
+                at: 0,
+            })
+            .collect();
+        Ok((recorded, early))
     }
 
     /// GPU buffers for the largest piece.
