@@ -61,7 +61,8 @@ fn block_specialization(
 }
 
 impl Gpu {
-    /// Checks a sort's options, length and shape against the device and plans its passes.
+    /// Checks a merge sort's shape against the device and plans its passes, for `len` keys that
+    /// fit one binding (sort.rs's `plan_any_sort` checks the length and the options first).
     pub(crate) fn plan_merge_sort(
         &self,
         key: KeyType,
@@ -69,14 +70,6 @@ impl Gpu {
         value_size: u32,
         options: &SortOptions,
     ) -> Result<MergeSortPlan, Error> {
-        let max = self.max_merge_len(key, value_size);
-        if len > max {
-            return Err(Error::TooLarge {
-                what: "sort input",
-                len,
-                max,
-            });
-        }
         // The block sort and every merge pass take one shape, so each tile of a pass lies in
         // one pair of runs.
         let chosen =

@@ -381,40 +381,34 @@ impl Gpu {
         counted: bool,
         options: &SortOptions,
     ) -> Result<SortPlanned, Error> {
-        match options.algorithm {
+        let misplaced = match options.algorithm {
+            SortAlgorithm::Radix => (options.workgroup_size.is_some()
+                || options.items_per_thread.is_some())
+            .then_some("workgroup_size and items_per_thread shape SortAlgorithm::Merge only"),
+            SortAlgorithm::Merge => (options.bits.is_some()
+                || options.subgroups.is_some()
+                || options.strategy.is_some())
+            .then_some("bits, subgroups and strategy are options of SortAlgorithm::Radix only"),
+        };
+        if let Some(why) = misplaced {
+            return Err(Error::InvalidOptions(why.into()));
+        }
+        let max = self.max_merge_len(key, value_size);
+        if len > max {
+            return Err(Error::TooLarge {
+                what: "sort input",
+                len,
+                max,
+            });
+        }
+        Ok(match options.algorithm {
             SortAlgorithm::Radix => {
-                if options.workgroup_size.is_some() || options.items_per_thread.is_some() {
-                    return Err(Error::InvalidOptions(
-                        "workgroup_size and items_per_thread shape SortAlgorithm::Merge only"
-                            .into(),
-                    ));
-                }
-                let max = self.max_merge_len(key, value_size);
-                if len > max {
-                    return Err(Error::TooLarge {
-                        what: "sort input",
-                        len,
-                        max,
-                    });
-                }
-                let plan = self.plan_radix_sort(key, len, value_size, counted, options)?;
-                Ok(SortPlanned::Radix(plan))
+                SortPlanned::Radix(self.plan_radix_sort(key, len, value_size, counted, options)?)
             }
             SortAlgorithm::Merge => {
-                if options.bits.is_some()
-                    || options.subgroups.is_some()
-                    || options.strategy.is_some()
-                {
-                    return Err(Error::InvalidOptions(
-                        "bits, subgroups and strategy are options of SortAlgorithm::Radix only"
-                            .into(),
-                    ));
-                }
-                Ok(SortPlanned::Merge(
-                    self.plan_merge_sort(key, len, value_size, options)?,
-                ))
+                SortPlanned::Merge(self.plan_merge_sort(key, len, value_size, options)?)
             }
-        }
+        })
     }
 }
 
