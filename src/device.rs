@@ -550,6 +550,16 @@ impl Gpu {
     }
 }
 
+/// Binding `binding` to all of `buffer`.
+pub(crate) fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    entry(binding, buffer.as_entire_binding())
+}
+
+/// Binding `binding` to `resource`.
+pub(crate) fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry { binding, resource }
+}
+
 /// Records one dispatch of `pipeline` with `bind_group` in a compute pass of its own.
 pub(crate) fn dispatch(
     encoder: &mut wgpu::CommandEncoder,

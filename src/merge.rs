@@ -6,7 +6,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::device::{bind_elements, Gpu};
+use crate::device::{bind_elements, entry, whole, Gpu};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{values_module, Key, KeyType, Order};
 use crate::partition::Partition;
@@ -947,56 +947,26 @@ impl Gpu {
             _ => None,
         };
         let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: bind(buffers.a, buffers.a_len, key_size),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: bind(buffers.b, b_len, key_size),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: bind(buffers.out, total, key_size),
-            },
+            whole(0, params),
+            entry(1, bind(buffers.a, buffers.a_len, key_size)),
+            entry(2, bind(buffers.b, b_len, key_size)),
+            entry(3, bind(buffers.out, total, key_size)),
         ];
         if let Some(v) = &buffers.values {
             entries.extend([
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: bind(v.a, buffers.a_len, v.value_size),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: bind(v.b, b_len, v.value_size),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 6,
-                    resource: bind(v.out, total, v.value_size),
-                },
+                entry(4, bind(v.a, buffers.a_len, v.value_size)),
+                entry(5, bind(v.b, b_len, v.value_size)),
+                entry(6, bind(v.out, total, v.value_size)),
             ]);
         }
         if let Some(splits) = &splits {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 7,
-                resource: splits.as_entire_binding(),
-            });
+            entries.push(whole(7, splits));
             if std::ptr::eq(plan.kernel, &MERGE_PATH_CHUNKS) {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: 8,
-                    resource: scratch.chunk_counter.as_entire_binding(),
-                });
+                entries.push(whole(8, &scratch.chunk_counter));
             }
         }
         if let Some(table) = &plan.segment_table {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 9,
-                resource: table.as_entire_binding(),
-            });
+            entries.push(whole(9, table));
         }
         let with_values = buffers.values.is_some();
         Ok(PreparedMerge {

@@ -5,7 +5,7 @@
 //!
 //! [`SortAlgorithm::Merge`]: crate::SortAlgorithm::Merge
 
-use crate::device::bind_elements;
+use crate::device::{bind_elements, entry, whole};
 use crate::key::{values_module, KeyType, Order};
 use crate::merge::{MergeBuffers, MergeOptions, MergePlan, PreparedMerge, ValueBuffers};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -141,38 +141,26 @@ impl Gpu {
         // In place, the inputs it reads are bound to the other buffers and unused.
         let unsorted = 1 - sorted;
         let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: block_params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: bind_elements(keys[sorted], 0, len, key_size, keys[sorted]),
-            },
+            whole(0, &block_params),
+            entry(
+                1,
+                bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
+            ),
+            entry(
+                2,
+                bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
+            ),
+            entry(
+                3,
+                bind_elements(keys[sorted], 0, len, key_size, keys[sorted]),
+            ),
         ];
         if let Some(values) = values {
             let (from, to) = (values[unsorted], values[sorted]);
             entries.extend([
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: bind_elements(from, 0, len, value_size, from),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: bind_elements(from, 0, len, value_size, from),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 6,
-                    resource: bind_elements(to, 0, len, value_size, to),
-                },
+                entry(4, bind_elements(from, 0, len, value_size, from)),
+                entry(5, bind_elements(from, 0, len, value_size, from)),
+                entry(6, bind_elements(to, 0, len, value_size, to)),
             ]);
         }
         let specialization = block_specialization(

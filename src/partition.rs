@@ -6,7 +6,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::device::bind_elements;
+use crate::device::{bind_elements, entry, whole};
 use crate::key::{KeyType, Order};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::tuning::{partition_lanes, PARTITION_WORKGROUP_SIZE};
@@ -186,40 +186,25 @@ impl Partition {
         let kernel = self.kernel();
         let params = gpu.uniform("wgmerge partition params", bytemuck::bytes_of(&self.params));
         let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: a,
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: b,
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: bind_elements(splits, 0, self.words() as usize, 4, splits),
-            },
+            whole(0, &params),
+            entry(1, a),
+            entry(2, b),
+            entry(
+                3,
+                bind_elements(splits, 0, self.words() as usize, 4, splits),
+            ),
         ];
         if self.reset_counter {
             let counter = counter.ok_or_else(|| {
                 Error::Validation("wgmerge: the partition needs the chunk counter".into())
             })?;
-            entries.push(wgpu::BindGroupEntry {
-                binding: 4,
-                resource: counter.as_entire_binding(),
-            });
+            entries.push(whole(4, counter));
         }
         if self.table_tiles.is_some() {
             let table = segment_table.ok_or_else(|| {
                 Error::Validation("wgmerge: the partition needs its segment table".into())
             })?;
-            entries.push(wgpu::BindGroupEntry {
-                binding: 9,
-                resource: table.as_entire_binding(),
-            });
+            entries.push(whole(9, table));
         }
         Ok(PreparedPartition {
             pipeline: gpu.pipeline(kernel, &self.specialization())?,

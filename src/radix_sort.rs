@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::device::{bind_elements, dispatch};
+use crate::device::{bind_elements, dispatch, entry, whole};
 use crate::key::{move_values_module, KeyType, Order};
 use crate::ops::{ReduceOp, ScanKind};
 use crate::pipeline::{Binding, Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -588,14 +588,13 @@ impl Gpu {
                 }),
             )
         };
-        let key_count = count.map(|count| wgpu::BindGroupEntry {
-            binding: 8,
-            resource: bind_elements(count, 0, 1, 4, placeholder),
-        });
+        let key_count = count.map(|count| entry(8, bind_elements(count, 0, 1, 4, placeholder)));
         // Binding `binding` to keys[which].
-        let keys_entry = |binding: u32, which: usize| wgpu::BindGroupEntry {
-            binding,
-            resource: bind_elements(keys[which], 0, len, key_size, placeholder),
+        let keys_entry = |binding: u32, which: usize| {
+            entry(
+                binding,
+                bind_elements(keys[which], 0, len, key_size, placeholder),
+            )
         };
         // Per pass: the buffers its scan or look-back needs, then the scatter's dispatch.
         let sweep = if plan.strategy == RadixStrategy::SingleSweep {
@@ -678,17 +677,14 @@ impl Gpu {
                 ]);
             }
             if let Some((counts, offsets, within, digit_range)) = &reduce_then_scan {
-                let within_entry = wgpu::BindGroupEntry {
-                    binding: 7,
-                    resource: bind_elements(within, 0, plan.tiles * RADIX, 4, placeholder),
-                };
+                let within_entry = entry(
+                    7,
+                    bind_elements(within, 0, plan.tiles * RADIX, 4, placeholder),
+                );
                 let mut histogram_entries = vec![
                     whole(0, &uniform),
                     keys_entry(1, from),
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: bind_elements(counts, 0, words, 4, placeholder),
-                    },
+                    entry(3, bind_elements(counts, 0, words, 4, placeholder)),
                     within_entry.clone(),
                     whole(13, digit_range),
                 ];
@@ -706,10 +702,7 @@ impl Gpu {
                     &ScanOptions::default(),
                 )?;
                 entries.extend([
-                    wgpu::BindGroupEntry {
-                        binding: 6,
-                        resource: bind_elements(offsets, 0, words, 4, placeholder),
-                    },
+                    entry(6, bind_elements(offsets, 0, words, 4, placeholder)),
                     within_entry,
                     whole(14, digit_range),
                 ]);
@@ -718,15 +711,15 @@ impl Gpu {
             let first_indexed = pass == 0 && indexed.is_some();
             if let Some(values) = values {
                 if !first_indexed {
-                    entries.push(wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: bind_elements(values[from], 0, len, value_size, placeholder),
-                    });
+                    entries.push(entry(
+                        4,
+                        bind_elements(values[from], 0, len, value_size, placeholder),
+                    ));
                 }
-                entries.push(wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: bind_elements(values[to], 0, len, value_size, placeholder),
-                });
+                entries.push(entry(
+                    5,
+                    bind_elements(values[to], 0, len, value_size, placeholder),
+                ));
             }
             entries.extend(key_count.clone());
             let (kernel, pipeline) = match &indexed {
@@ -737,14 +730,6 @@ impl Gpu {
             dispatch(encoder, "radix_scatter", pipeline, &scattered, tiles);
         }
         Ok(passes.len() % 2)
-    }
-}
-
-/// Binding `binding` to all of `buffer`.
-fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
     }
 }
 

@@ -11,7 +11,7 @@
 
 use bytemuck::Pod;
 
-use crate::device::{dispatch, whole_vec4_bytes};
+use crate::device::{dispatch, entry, whole, whole_vec4_bytes};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::look_back::{self, MODE_FALLBACK, MODE_LOOK_BACK, SPINS};
 use crate::ops::{ReduceOp, Scalar, ScanKind};
@@ -390,26 +390,11 @@ impl Gpu {
             &SCAN,
             false,
             &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: input.resource(vec4),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: output.resource(vec4),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: state.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: aux.as_entire_binding(),
-                },
+                whole(0, &uniform),
+                entry(1, input.resource(vec4)),
+                entry(2, output.resource(vec4)),
+                whole(3, &state),
+                whole(4, &aux),
             ],
         );
         let pipeline = self.pipeline(&SCAN, &operator.specialization(vec4, Some((mode, kind))))?;
@@ -449,18 +434,9 @@ impl Gpu {
             &REDUCE_TILES,
             false,
             &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: input.resource(vec4),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: partials.as_entire_binding(),
-                },
+                whole(0, &uniform),
+                entry(1, input.resource(vec4)),
+                whole(3, partials),
             ],
         );
         let pipeline = self.pipeline(&REDUCE_TILES, &operator.specialization(vec4, None))?;
@@ -497,20 +473,7 @@ impl Gpu {
         let bind_group = self.bind_group(
             &REDUCE_PARTIALS,
             false,
-            &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: partials.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: aux.as_entire_binding(),
-                },
-            ],
+            &[whole(0, &uniform), whole(3, &partials), whole(4, &aux)],
         );
         let pipeline = self.pipeline(&REDUCE_PARTIALS, &operator.specialization(vec4, None))?;
         dispatch(encoder, "reduce_partials", &pipeline, &bind_group, (1, 1));

@@ -7,7 +7,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::device::{bind_elements, dispatch};
+use crate::device::{bind_elements, dispatch, entry};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType, Order};
 use crate::partition::Partition;
@@ -296,7 +296,6 @@ impl Gpu {
                 needles_len: n as u32,
             }),
         );
-        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
         let haystack = bind_elements(haystack, 0, h, key_size, placeholder);
         let needles = bind_elements(needles, 0, n, key_size, placeholder);
         let mut entries = vec![

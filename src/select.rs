@@ -5,7 +5,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::device::{bind_elements, dispatch, whole_vec4_bytes};
+use crate::device::{bind_elements, dispatch, entry, whole, whole_vec4_bytes};
 use crate::host::{self, Call, Piece, PieceWork, Recorded};
 use crate::key::{move_values_module, Key, KeyType};
 use crate::look_back::{self, LookBack};
@@ -238,43 +238,22 @@ impl Gpu {
         let values = buffers.values.filter(|_| len > 0);
         let value_size = if values.is_some() { value_size } else { 0 };
         let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: keys_binding,
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: out,
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: state.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 7,
-                resource: bind_elements(buffers.count, 0, 1, 4, placeholder),
-            },
+            whole(0, &params),
+            entry(1, keys_binding),
+            entry(2, out),
+            whole(3, &state),
+            entry(7, bind_elements(buffers.count, 0, 1, 4, placeholder)),
         ];
         if let Some((other, n)) = buffers.other {
-            entries.push(wgpu::BindGroupEntry {
-                binding: OTHER,
-                resource: bind_elements(other, 0, n, key_size, placeholder),
-            });
+            entries.push(entry(
+                OTHER,
+                bind_elements(other, 0, n, key_size, placeholder),
+            ));
         }
         if let Some(values) = values {
             entries.extend([
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: bind_elements(values[0], 0, len, value_size, placeholder),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: bind_elements(values[1], 0, len, value_size, placeholder),
-                },
+                entry(4, bind_elements(values[0], 0, len, value_size, placeholder)),
+                entry(5, bind_elements(values[1], 0, len, value_size, placeholder)),
             ]);
         }
         let bind_group = self.bind_group(kernel, values.is_some(), &entries);

@@ -12,7 +12,7 @@ use std::ops::Range;
 use bytemuck::{Pod, Zeroable};
 
 use crate::cpu;
-use crate::device::bind_elements;
+use crate::device::{bind_elements, entry};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{values_module, Key, KeyType, Order};
 use crate::look_back::{self, LookBack};
@@ -441,7 +441,6 @@ impl Gpu {
             None,
             None,
         )?;
-        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
         let total = plan.a_len + plan.b_len;
         let mut entries = vec![
             entry(0, uniform.as_entire_binding()),

@@ -1,7 +1,7 @@
 //! The sortedness check behind the `validate` options (`validate.wgsl`): the first index whose key
 //! is strictly before the one ahead of it, atomically minimised into a word the host reads back.
 
-use crate::device::{bind_elements, dispatch};
+use crate::device::{bind_elements, dispatch, entry, whole};
 use crate::key::{Key, KeyType, Order};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::{Error, Gpu, Side};
@@ -65,18 +65,9 @@ impl Gpu {
             &VALIDATE,
             false,
             &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: bind_elements(keys, 0, len, key.size(), keys),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: result.as_entire_binding(),
-                },
+                whole(0, &params),
+                entry(1, bind_elements(keys, 0, len, key.size(), keys)),
+                whole(2, result),
             ],
         );
         let pipeline = self.pipeline(&VALIDATE, &specialization(key, order))?;
