@@ -756,7 +756,8 @@ impl<T: bytemuck::Pod> ResultVec<T> {
 /// fresh result with `copy_parallel` on the 2-core development machine (Linux 6.18, policy
 /// `madvise`) took 7-14 ms for 16 MiB and 25-26 ms (median of 9) for 64 MiB, and 3-5 and 8-19
 /// ms with the advice; issue 18's readbacks into a new `Vec` are bound by such faults (run 56).
-/// Not yet timed on the H100's host. A hint only: where the kernel gives no huge pages, nothing
+/// On the H100's host (policy and defrag `madvise`) end to end times were level with and
+/// without it (runs 219-220). A hint only: where the kernel gives no huge pages, nothing
 /// changes.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(start: *mut u8, bytes: usize) {

@@ -168,7 +168,7 @@ pub enum RadixStrategy {
     /// A tile that finds a predecessor unpublished for a while counts that tile's digits itself
     /// (decoupled fallback), so it is correct on every adapter. It is the default only where
     /// the adapter is known to give workgroups forward progress (NVIDIA through Vulkan or DX12)
-    /// and for up to 2^20 keys, where its fewer dispatches pay; on the H100 it is slower beyond
+    /// and for up to 2^22 keys, where its fewer dispatches pay; on the H100 it is slower beyond
     /// (docs/benchmarks.md).
     SingleSweep,
 }

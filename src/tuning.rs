@@ -264,9 +264,11 @@ pub(crate) fn radix_rounds(
 /// - reduce-then-scan (run 121): 6 rounds took 2.57 ms at 2^26 and 10.33 at 2^28 against 8
 ///   rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26; 12 and 16:
 ///   3.65, 3.59, run 120); with u32 values 5.06 and 19.53 against 5.22 and 20.12;
-/// - the single sweep (runs 196-197): 0.1594 ms at 2^20 against 0.1664 twice (2, 3 and 4 rounds
-///   0.257, 0.208, 0.183), level at 2^22 (0.3849 against 0.3853), slower at 2^28 (20.15 against
-///   19.72, run 121);
+/// - the single sweep (run 220, since runs 211-215 took latency off each tile's way through a
+///   pass; twice, alike within 0.3%): 8 rounds 0.0735 / 0.0819 / 0.1231 / 0.2829 ms at 2^16 /
+///   2^18 / 2^20 / 2^22, 6 rounds 0.0713 / 0.0835 / 0.1331 (to 2^20), 10 rounds 0.0810 / 0.0895
+///   / 0.1481 / 0.3603, 12 rounds 0.0846 / 0.0923 / 0.1501 / 0.3449 (runs 196-197, before
+///   those runs, had found 6 faster at 2^20: 0.1594 against 0.1664);
 /// - 64-bit keys (9.37 against 8.37 ms at 2^26) and the lane-mask rank (4.19 against 4.03) stay
 ///   fastest at 8.
 pub(crate) fn radix_rounds_wanted(
@@ -289,8 +291,9 @@ pub(crate) fn radix_rounds_wanted(
 }
 
 /// The most keys the single sweep takes tiles of 6 rounds for ([`radix_rounds_wanted`]): where
-/// it was measured faster than 8 (runs 196-197); beyond, up to [`SINGLE_SWEEP_MAX_LEN`], 8.
-pub(crate) const SWEEP_SIX_ROUNDS_MAX_LEN: usize = 1 << 20;
+/// it was measured faster than 8 (run 220: 3% at 2^16; 8 rounds 2% faster at 2^18 and 8% at
+/// 2^20); beyond, up to [`SINGLE_SWEEP_MAX_LEN`], 8.
+pub(crate) const SWEEP_SIX_ROUNDS_MAX_LEN: usize = 1 << 16;
 
 /// Bytes of workgroup memory per key of a radix sort tile sorted by digit: the key, and where
 /// there are values one word (a 4-byte value itself, an 8-byte value's source index).
@@ -558,6 +561,7 @@ mod tests {
         assert_eq!(radix_rounds_wanted(4, 4, true, true, small), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(4, 0, false, true, small), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(8, 0, true, true, small), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(4, 0, true, true, 1 << 20), RADIX_ROUNDS);
     }
 
     #[test]
