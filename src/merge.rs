@@ -13,7 +13,7 @@ use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::tuning::{self, Shape};
-use crate::validate::{result_words, unsorted, unsorted_at};
+use crate::validate::{unsorted_at, unsorted_either};
 use crate::{cpu, Error, Side};
 
 /// Which merge kernel runs. Each is correct for every input; they differ in how work is split
@@ -1085,11 +1085,9 @@ impl<K: Key> PieceWork for MergeWork<'_, K> {
         let plan = gpu.plan_merge(K::TYPE, a_len, b_len, self.value_size, self.options)?;
         let mut recorded = Recorded::outputs(&outputs.iter().collect::<Vec<_>>());
         if self.options.validate {
-            let words = result_words(gpu, 2);
             let order = (K::TYPE, self.options.order);
-            gpu.record_validate(encoder, order, &inputs[0], a_len, &words, 0)?;
-            gpu.record_validate(encoder, order, &inputs[1], b_len, &words, 1)?;
-            recorded.words = vec![(words.clone(), 0), (words, 4)];
+            recorded.words =
+                gpu.record_validate_both(encoder, order, (&inputs[0], a_len), (&inputs[1], b_len))?;
         }
         let buffers = MergeBuffers {
             a: &inputs[0],
@@ -1109,13 +1107,11 @@ impl<K: Key> PieceWork for MergeWork<'_, K> {
     }
 
     fn check(&mut self, piece: &Piece, words: &[u32]) -> Result<(), Error> {
-        let order = self.options.order;
-        let a = unsorted(Side::A, self.a, piece.inputs[0].start, words[0], order);
-        let b = || unsorted(Side::B, self.b, piece.inputs[1].start, words[1], order);
-        match a.or_else(b) {
-            Some(error) => Err(error),
-            None => Ok(()),
-        }
+        let (a, b) = (
+            (self.a, piece.inputs[0].start),
+            (self.b, piece.inputs[1].start),
+        );
+        unsorted_either(a, b, words, self.options.order)
     }
 }
 

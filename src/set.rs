@@ -22,7 +22,7 @@ use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::tuning::{self, Shape};
-use crate::validate::{result_words, unsorted, unsorted_at};
+use crate::validate::{unsorted_at, unsorted_either};
 use crate::{Error, Gpu, Side};
 
 /// How to run a set operation. A plain struct: set the fields you need and take the rest from
@@ -646,10 +646,9 @@ impl<K: Key> PieceWork for SetWork<'_, K> {
         let plan = gpu.plan_set(self.operation, K::TYPE, (m, n), self.value_size, order)?;
         let mut words = Vec::new();
         if self.options.validate {
-            let checks = result_words(gpu, 2);
-            gpu.record_validate(encoder, (K::TYPE, order), &inputs[0], m, &checks, 0)?;
-            gpu.record_validate(encoder, (K::TYPE, order), &inputs[1], n, &checks, 1)?;
-            words = vec![(checks.clone(), 0), (checks, 4)];
+            let key_order = (K::TYPE, order);
+            words =
+                gpu.record_validate_both(encoder, key_order, (&inputs[0], m), (&inputs[1], n))?;
         }
         let buffers = SetArrays {
             a: &inputs[0],
@@ -674,13 +673,11 @@ impl<K: Key> PieceWork for SetWork<'_, K> {
     }
 
     fn check(&mut self, piece: &Piece, words: &[u32]) -> Result<(), Error> {
-        let order = self.options.order;
-        let a = unsorted(Side::A, self.a, piece.inputs[0].start, words[0], order);
-        let b = || unsorted(Side::B, self.b, piece.inputs[1].start, words[1], order);
-        match a.or_else(b) {
-            Some(error) => Err(error),
-            None => Ok(()),
-        }
+        let (a, b) = (
+            (self.a, piece.inputs[0].start),
+            (self.b, piece.inputs[1].start),
+        );
+        unsorted_either(a, b, words, self.options.order)
     }
 }
 

@@ -74,6 +74,36 @@ impl Gpu {
         dispatch(encoder, "find_unsorted", &pipeline, &bind_group, shape);
         Ok(())
     }
+
+    /// Records the checks of a two-input piece: A's first `a_len` keys into word 0 of a new
+    /// buffer, B's first `b_len` into word 1. Returns the words for the driver to read back
+    /// ([`unsorted_either`] reads them).
+    pub(crate) fn record_validate_both(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        key_order: (KeyType, Order),
+        (a, a_len): (&wgpu::Buffer, usize),
+        (b, b_len): (&wgpu::Buffer, usize),
+    ) -> Result<Vec<(wgpu::Buffer, u64)>, Error> {
+        let words = result_words(self, 2);
+        self.record_validate(encoder, key_order, a, a_len, &words, 0)?;
+        self.record_validate(encoder, key_order, b, b_len, &words, 1)?;
+        Ok(vec![(words.clone(), 0), (words, 4)])
+    }
+}
+
+/// The error [`Gpu::record_validate_both`]'s words report, A's before B's, for a piece whose
+/// checked keys start at index `a_start` of `a` and `b_start` of `b`.
+pub(crate) fn unsorted_either<K: Key>(
+    (a, a_start): (&[K], usize),
+    (b, b_start): (&[K], usize),
+    words: &[u32],
+    order: Order,
+) -> Result<(), Error> {
+    match unsorted(Side::A, a, a_start, words[0], order) {
+        Some(error) => Err(error),
+        None => unsorted(Side::B, b, b_start, words[1], order).map_or(Ok(()), Err),
+    }
 }
 
 /// The error a check's word reports for `side`, whose checked keys are `keys` from index `start`
