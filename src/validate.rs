@@ -30,7 +30,7 @@ fn specialization(key: KeyType, order: Order) -> Specialization {
 
 /// Words that receive the checks' results: `count` of them, each starting at `u32::MAX` (none
 /// unsorted). Made for each piece, so recorded checks never share one.
-pub(crate) fn result_words(gpu: &Gpu, count: usize) -> wgpu::Buffer {
+fn result_words(gpu: &Gpu, count: usize) -> wgpu::Buffer {
     use wgpu::util::DeviceExt;
     gpu.device
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -108,7 +108,7 @@ pub(crate) fn unsorted_either<K: Key>(
 
 /// The error a check's word reports for `side`, whose checked keys are `keys` from index `start`
 /// of the input, if any.
-pub(crate) fn unsorted<K: Key>(
+fn unsorted<K: Key>(
     side: Side,
     keys: &[K],
     start: usize,
