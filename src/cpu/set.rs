@@ -1,6 +1,6 @@
 //! Set operations on sorted multisets: the CPU mirror of `set.wgsl`.
 
-use super::sort::compare;
+use super::compare;
 use crate::key::{Key, Order};
 use crate::ops::SetOperation;
 
