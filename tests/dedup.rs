@@ -114,10 +114,8 @@ fn resident_form_writes_the_count() {
         .unwrap();
         gpu.queue().submit([encoder.finish()]);
         let (want_keys, want_values) = cpu::dedup_pairs(&keys, &values, false);
-        let kept = read_buffer(&count, 1)[0] as usize;
-        assert_eq!(kept, want_keys.len(), "len={len}");
-        assert_eq!(read_buffer(&out, kept), want_keys, "len={len}");
-        assert_eq!(read_buffer(&vout, kept), want_values, "len={len}");
+        let want = (&want_keys[..], &want_values[..]);
+        assert_kept(&count, (&out, &vout), want, &format!("len={len}"));
     }
 }
 

@@ -289,10 +289,8 @@ fn resident_set_operations_leave_the_count_on_the_gpu() {
                 Order::Ascending,
             );
             let context = format!("{operation:?} {m}/{n}");
-            let kept = read_buffer(&count, 1)[0] as usize;
-            assert_eq!(kept, want_keys.len(), "{context}");
-            assert_eq!(read_buffer(&out, kept), want_keys, "{context}");
-            assert_eq!(read_buffer(&vout, kept), want_values, "{context}");
+            let want = (&want_keys[..], &want_values[..]);
+            assert_kept(&count, (&out, &vout), want, &context);
         }
     }
     // A count buffer without COPY_DST, and validate, are errors.

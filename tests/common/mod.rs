@@ -388,6 +388,20 @@ pub fn read_buffer(buffer: &wgpu::Buffer, len: usize) -> Vec<u32> {
     read_buffer_on(gpu(), buffer, len)
 }
 
+/// Checks a resident operation that keeps some elements: the count in the first word of
+/// `count`, then that many keys in `out` and values in `values`, against the CPU's.
+pub fn assert_kept(
+    count: &wgpu::Buffer,
+    (out, values): (&wgpu::Buffer, &wgpu::Buffer),
+    (want_keys, want_values): (&[u32], &[u32]),
+    context: &str,
+) {
+    let kept = read_buffer(count, 1)[0] as usize;
+    assert_eq!(kept, want_keys.len(), "{context}");
+    assert_eq!(read_buffer(out, kept), want_keys, "{context}");
+    assert_eq!(read_buffer(values, kept), want_values, "{context}");
+}
+
 /// The first `len` elements of a `COPY_SRC` buffer of `gpu`.
 pub fn read_buffer_on<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, len: usize) -> Vec<T> {
     let bytes = (len * std::mem::size_of::<T>()) as u64;
