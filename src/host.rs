@@ -714,14 +714,11 @@ pub(crate) struct ResultVec<T> {
 impl<T: bytemuck::Pod> ResultVec<T> {
     /// Room for `len` elements.
     pub(crate) fn new(len: usize) -> Result<Self, Error> {
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
         let mut vec: Vec<T> = Vec::new();
         vec.try_reserve_exact(len).map_err(|_| {
-            Error::OutOfMemory(format!(
-                "no host memory for a result of {} bytes",
-                len.saturating_mul(std::mem::size_of::<T>())
-            ))
+            Error::OutOfMemory(format!("no host memory for a result of {bytes} bytes"))
         })?;
-        let bytes = len.saturating_mul(std::mem::size_of::<T>());
         advise_huge_pages(vec.as_mut_ptr().cast(), bytes);
         Ok(ResultVec { vec, len })
     }

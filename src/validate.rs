@@ -100,10 +100,9 @@ pub(crate) fn unsorted_either<K: Key>(
     words: &[u32],
     order: Order,
 ) -> Result<(), Error> {
-    match unsorted(Side::A, a, a_start, words[0], order) {
-        Some(error) => Err(error),
-        None => unsorted(Side::B, b, b_start, words[1], order).map_or(Ok(()), Err),
-    }
+    unsorted(Side::A, a, a_start, words[0], order)
+        .or_else(|| unsorted(Side::B, b, b_start, words[1], order))
+        .map_or(Ok(()), Err)
 }
 
 /// The error a check's word reports for `side`, whose checked keys are `keys` from index `start`
