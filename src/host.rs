@@ -448,6 +448,14 @@ impl<'g> Driver<'g> {
             .min()
             .unwrap_or(0);
         let count = count.min(room).min(call.output_room);
+        // The GPU is still uploading, merging and copying out: fault in the result's pages now,
+        // rather than on the readback's copy, which waits for them.
+        if recorded.count.is_none() {
+            for (output, destination) in destinations.iter_mut().enumerate() {
+                let size = call.output_sizes[output];
+                prefault(&mut destination[written * size..(written + count) * size]);
+            }
+        }
         if !early.is_empty() {
             // Copied in the piece's own submission: the whole output, one buffer each.
             for readback in early {
@@ -704,6 +712,59 @@ pub(crate) fn copy_parallel(destination: &mut [MaybeUninit<u8>], source: &[u8]) 
     copy(destination, source);
 }
 
+/// Faults in the pages of `destination` that are not in memory yet (a fresh result's; the
+/// caller's slices are already), by several threads, with Linux's `MADV_POPULATE_WRITE`: the
+/// kernel maps a chunk's pages in one call instead of one fault per page, and never changes
+/// what they hold. The caller runs it while the GPU works, so the readback's copy finds them
+/// mapped (`tuning::prefault_wanted` says from what size that pays). Where the kernel predates
+/// it (Linux 5.14), the first refusal turns it off.
+#[cfg(target_os = "linux")]
+fn prefault(destination: &mut [MaybeUninit<u8>]) {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+    /// Bytes of a base page on x86-64 (and ARM64's usual kernels); a larger page only makes
+    /// each call cover whole pages of it too.
+    const PAGE: usize = 4096;
+    if !crate::tuning::prefault_wanted(destination.len()) || UNSUPPORTED.load(Ordering::Relaxed) {
+        return;
+    }
+    destination
+        .par_chunks_mut(COPY_BYTES_PER_THREAD)
+        .for_each(|chunk| {
+            let start = (chunk.as_mut_ptr() as usize).next_multiple_of(PAGE);
+            let end = (chunk.as_mut_ptr() as usize + chunk.len()) / PAGE * PAGE;
+            if end <= start {
+                return;
+            }
+            let mut resident = 0u8;
+            // SAFETY: [start, end) holds whole pages of `chunk`, memory this process owns and
+            // borrows mutably here. mincore only reports whether the first is in memory;
+            // MADV_POPULATE_WRITE maps the range's missing pages (as zeroed pages, like a
+            // first write would) and leaves every byte's value as it was.
+            unsafe {
+                if libc::mincore(start as *mut libc::c_void, PAGE, &mut resident) == 0
+                    && resident & 1 == 1
+                {
+                    return;
+                }
+                let populated = libc::madvise(
+                    start as *mut libc::c_void,
+                    end - start,
+                    libc::MADV_POPULATE_WRITE,
+                );
+                if populated != 0
+                    && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL)
+                {
+                    UNSUPPORTED.store(true, Ordering::Relaxed);
+                }
+            }
+        });
+}
+
+#[cfg(not(target_os = "linux"))]
+fn prefault(_destination: &mut [MaybeUninit<u8>]) {}
+
 /// A result vector being filled by the driver through its uninitialised bytes: no zeroing pass,
 /// and [`Error::OutOfMemory`] where the host cannot hold it.
 pub(crate) struct ResultVec<T> {
@@ -781,4 +842,56 @@ pub(crate) fn as_destination<T: bytemuck::Pod>(slice: &mut [T]) -> &mut [MaybeUn
     // SAFETY: initialised bytes viewed as possibly uninitialised; the driver only writes
     // initialised bytes into them.
     unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len()) }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// Whether the page holding `byte` is in memory.
+    fn resident(byte: *const MaybeUninit<u8>) -> bool {
+        let page = byte as usize / 4096 * 4096;
+        let mut flag = 0u8;
+        // SAFETY: the page belongs to the caller's live allocation; mincore only reports on it.
+        let status = unsafe { libc::mincore(page as *mut libc::c_void, 4096, &mut flag) };
+        status == 0 && flag & 1 == 1
+    }
+
+    #[test]
+    fn prefault_maps_a_fresh_result_and_keeps_what_is_written() {
+        let len = 80 << 20;
+        let mut result = ResultVec::<u8>::new(len).expect("80 MiB of host memory");
+        let bytes = result.bytes();
+        // What a readback copied already must survive, wherever it lies.
+        for (i, b) in bytes[..3 << 20].iter_mut().enumerate() {
+            b.write(i as u8 ^ 0x5a);
+        }
+        bytes[len - 1].write(7);
+        prefault(bytes);
+        // Pages are in memory now; those past the written ones only if the kernel can
+        // populate them (Linux 5.14 and later).
+        let far = &bytes[60 << 20] as *const MaybeUninit<u8>;
+        let supported = resident(far);
+        for (i, b) in bytes[..3 << 20].iter().enumerate() {
+            // SAFETY: written above.
+            assert_eq!(unsafe { b.assume_init() }, i as u8 ^ 0x5a, "byte {i}");
+        }
+        // SAFETY: written above.
+        assert_eq!(unsafe { bytes[len - 1].assume_init() }, 7);
+        if supported {
+            assert!(resident(&bytes[(4 << 20) + 123]));
+        }
+        copy_parallel(bytes, &vec![3u8; len]);
+        assert!(result.into_vec(len).iter().all(|&b| b == 3));
+    }
+
+    #[test]
+    fn prefault_leaves_small_results_alone() {
+        let mut result = ResultVec::<u8>::new(16 << 20).expect("16 MiB of host memory");
+        let bytes = result.bytes();
+        // The allocator may hand back memory in use before; only fresh pages say anything.
+        let fresh = !resident(&bytes[8 << 20]);
+        prefault(bytes);
+        assert!(!fresh || !resident(&bytes[8 << 20]));
+    }
 }

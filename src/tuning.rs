@@ -403,9 +403,32 @@ pub(crate) fn host_piece_len(len: usize, most: usize) -> usize {
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) const COPY_BYTES_PER_THREAD: usize = 1 << 20;
 
+/// Whether the driver faults in the pages of a fresh result of `bytes` (one piece's output)
+/// while the GPU still works on it, instead of letting the readback's copy fault them: from 64
+/// MiB. H100 host, glibc's defaults, end to end into a new `Vec`, ms, median of 9:
+/// - run 227 (every size): results of 16 MiB (pairs at 2^22) 10-20% slower, as the GPU's
+///   transfers are too short to hide the faults; from 64 MiB faster;
+/// - run 228 (as here, alternated with main twice): keys at 2^24 / 2^26 / 2^28 7.04-8.55 /
+///   25.7-26.9 / 94.1-98.3 against 8.17-9.10 / 29.8-29.9 / 110.3-112.3; pairs 15.3-15.6 /
+///   50.8-56.0 / 183-190 against 16.5-24.1 / 59.1-63.1 / 227-229; into the caller's slices
+///   (already in memory, so left alone) level.
+#[cfg(target_os = "linux")]
+pub(crate) fn prefault_wanted(bytes: usize) -> bool {
+    bytes >= 64 << 20
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn results_from_64_mib_are_prefaulted() {
+        assert!(!prefault_wanted(16 << 20));
+        assert!(!prefault_wanted((64 << 20) - 1));
+        assert!(prefault_wanted(64 << 20));
+        assert!(prefault_wanted(1 << 30));
+    }
 
     #[test]
     fn selections_load_32_bytes_a_row() {
