@@ -723,9 +723,6 @@ fn prefault(destination: &mut [MaybeUninit<u8>]) {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicBool, Ordering};
     static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
-    /// Bytes of a base page on x86-64 (and ARM64's usual kernels); a larger page only makes
-    /// each call cover whole pages of it too.
-    const PAGE: usize = 4096;
     if !crate::tuning::prefault_wanted(destination.len()) || UNSUPPORTED.load(Ordering::Relaxed) {
         return;
     }
@@ -734,20 +731,13 @@ fn prefault(destination: &mut [MaybeUninit<u8>]) {
         .for_each(|chunk| {
             let start = (chunk.as_mut_ptr() as usize).next_multiple_of(PAGE);
             let end = (chunk.as_mut_ptr() as usize + chunk.len()) / PAGE * PAGE;
-            if end <= start {
+            if end <= start || page_in_memory(start) {
                 return;
             }
-            let mut resident = 0u8;
             // SAFETY: [start, end) holds whole pages of `chunk`, memory this process owns and
-            // borrows mutably here. mincore only reports whether the first is in memory;
-            // MADV_POPULATE_WRITE maps the range's missing pages (as zeroed pages, like a
-            // first write would) and leaves every byte's value as it was.
+            // borrows mutably here. MADV_POPULATE_WRITE maps the range's missing pages (as
+            // zeroed pages, like a first write would) and leaves every byte's value as it was.
             unsafe {
-                if libc::mincore(start as *mut libc::c_void, PAGE, &mut resident) == 0
-                    && resident & 1 == 1
-                {
-                    return;
-                }
                 let populated = libc::madvise(
                     start as *mut libc::c_void,
                     end - start,
@@ -764,6 +754,26 @@ fn prefault(destination: &mut [MaybeUninit<u8>]) {
 
 #[cfg(not(target_os = "linux"))]
 fn prefault(_destination: &mut [MaybeUninit<u8>]) {}
+
+/// Bytes of a base page on x86-64 (and ARM64's usual kernels); with larger pages, `prefault`'s
+/// calls still cover whole pages of them.
+#[cfg(target_os = "linux")]
+const PAGE: usize = 4096;
+
+/// Whether the page holding `address` (of memory this process owns) is in memory.
+#[cfg(target_os = "linux")]
+fn page_in_memory(address: usize) -> bool {
+    let mut resident = 0u8;
+    // SAFETY: mincore only reports on the page, which belongs to a live allocation.
+    let status = unsafe {
+        libc::mincore(
+            (address / PAGE * PAGE) as *mut libc::c_void,
+            PAGE,
+            &mut resident,
+        )
+    };
+    status == 0 && resident & 1 == 1
+}
 
 /// A result vector being filled by the driver through its uninitialised bytes: no zeroing pass,
 /// and [`Error::OutOfMemory`] where the host cannot hold it.
@@ -848,13 +858,8 @@ pub(crate) fn as_destination<T: bytemuck::Pod>(slice: &mut [T]) -> &mut [MaybeUn
 mod tests {
     use super::*;
 
-    /// Whether the page holding `byte` is in memory.
     fn resident(byte: *const MaybeUninit<u8>) -> bool {
-        let page = byte as usize / 4096 * 4096;
-        let mut flag = 0u8;
-        // SAFETY: the page belongs to the caller's live allocation; mincore only reports on it.
-        let status = unsafe { libc::mincore(page as *mut libc::c_void, 4096, &mut flag) };
-        status == 0 && flag & 1 == 1
+        page_in_memory(byte as usize)
     }
 
     #[test]
