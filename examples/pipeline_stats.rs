@@ -12,9 +12,17 @@
 //! cargo run --release --example pipeline_stats -- target/spirv
 //! ```
 //!
-//! wgpu builds the same SPIR-V (naga, no bounds checks, workgroup memory not zeroed), so the
-//! numbers are those of wgmerge's pipelines on that driver (NVIDIA's reports registers; Mesa's
-//! lavapipe, at least in Debian's Mesa 22, has no such extension).
+//! wgpu builds the same SPIR-V (naga, no bounds checks, no forced loop bounds, workgroup memory
+//! not zeroed), so the numbers are those of wgmerge's pipelines on that driver (NVIDIA's reports
+//! registers; Mesa's lavapipe, at least in Debian's Mesa 22, has no such extension). Before run
+//! 234 the kernel test wrote naga's default SPIR-V, whose forced loop bounds kept NVIDIA's
+//! compiler from unrolling any loop: the registers in the tuning log's runs 157-212 are that
+//! code's, not wgmerge's.
+//!
+//! With `WGMERGE_IR_DIR=dir` it also writes whatever internal representations the driver offers
+//! (NVIDIA's offers none). With `WGMERGE_PIPELINE_CACHE=file` it writes the driver's pipeline
+//! cache, which holds NVIDIA's machine code: `scripts/nvidia_sass.py file dir` splits it into one
+//! file per pipeline for `nvdisasm -b SM90` (CUDA's disassembler).
 
 use std::error::Error;
 use std::ffi::CStr;
@@ -91,6 +99,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             None,
         )?;
         let executables = ash::khr::pipeline_executable_properties::Device::new(&instance, &device);
+        let cache = device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None)?;
         for line in index.lines() {
             let mut fields = line.splitn(4, ' ');
             let (Some(file), Some(entry_point), Some(bindings), Some(description)) =
@@ -98,11 +107,25 @@ fn main() -> Result<(), Box<dyn Error>> {
             else {
                 continue;
             };
-            match pipeline_statistics(&device, &executables, dir, file, entry_point, bindings) {
+            match pipeline_statistics(
+                &device,
+                &executables,
+                cache,
+                dir,
+                file,
+                entry_point,
+                bindings,
+            ) {
                 Ok(stats) => println!("{entry_point} {stats} | {description}"),
                 Err(e) => println!("{entry_point} error: {e} | {description}"),
             }
         }
+        // The driver's compiled code is in its pipeline cache (`WGMERGE_PIPELINE_CACHE`: where
+        // to write it), for the vendor's disassembler where it takes it.
+        if let Ok(path) = std::env::var("WGMERGE_PIPELINE_CACHE") {
+            std::fs::write(path, device.get_pipeline_cache_data(cache)?)?;
+        }
+        device.destroy_pipeline_cache(cache, None);
         device.destroy_device(None);
         instance.destroy_instance(None);
     }
@@ -113,6 +136,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 unsafe fn pipeline_statistics(
     device: &ash::Device,
     executables: &ash::khr::pipeline_executable_properties::Device,
+    cache: vk::PipelineCache,
     dir: &Path,
     file: &str,
     entry_point: &str,
@@ -154,9 +178,12 @@ unsafe fn pipeline_statistics(
     let info = vk::ComputePipelineCreateInfo::default()
         .stage(stage)
         .layout(layout)
-        .flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);
+        .flags(
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+                | vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
+        );
     let pipeline = device
-        .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+        .create_compute_pipelines(cache, &[info], None)
         .map_err(|(_, e)| e)?[0];
     let mut out = Vec::new();
     let pipeline_info = vk::PipelineInfoKHR::default().pipeline(pipeline);
@@ -178,10 +205,50 @@ unsafe fn pipeline_statistics(
             };
             out.push(format!("{name}={value}"));
         }
+        if let Ok(ir_dir) = std::env::var("WGMERGE_IR_DIR") {
+            write_internal_representations(executables, &executable, Path::new(&ir_dir), file)?;
+        }
     }
     device.destroy_pipeline(pipeline, None);
     device.destroy_pipeline_layout(layout, None);
     device.destroy_descriptor_set_layout(set_layout, None);
     device.destroy_shader_module(module, None);
     Ok(out.join(" "))
+}
+
+/// Writes what the driver says it compiled an executable to (`WGMERGE_IR_DIR`: one file per
+/// representation the driver offers, such as its assembly), for counting a kernel's instructions.
+unsafe fn write_internal_representations(
+    executables: &ash::khr::pipeline_executable_properties::Device,
+    executable: &vk::PipelineExecutableInfoKHR,
+    dir: &Path,
+    file: &str,
+) -> Result<(), Box<dyn Error>> {
+    let get = executables
+        .fp()
+        .get_pipeline_executable_internal_representations_khr;
+    let device = executables.device();
+    let mut count = 0u32;
+    get(device, executable, &mut count, std::ptr::null_mut()).result()?;
+    let mut representations =
+        vec![vk::PipelineExecutableInternalRepresentationKHR::default(); count as usize];
+    get(device, executable, &mut count, representations.as_mut_ptr()).result()?;
+    // The second call gave each representation's size; the third fills the buffers.
+    let mut buffers: Vec<Vec<u8>> = representations
+        .iter()
+        .map(|r| vec![0u8; r.data_size])
+        .collect();
+    for (r, buffer) in representations.iter_mut().zip(&mut buffers) {
+        r.p_data = buffer.as_mut_ptr().cast();
+    }
+    get(device, executable, &mut count, representations.as_mut_ptr()).result()?;
+    std::fs::create_dir_all(dir)?;
+    for (i, (r, buffer)) in representations.iter().zip(&buffers).enumerate() {
+        let name = CStr::from_ptr(r.name.as_ptr())
+            .to_string_lossy()
+            .replace(' ', "_");
+        let path = dir.join(format!("{file}.{}.{i}.{name}", executable.executable_index));
+        std::fs::write(path, buffer)?;
+    }
+    Ok(())
 }

@@ -127,8 +127,15 @@ fn check(configuration: &Configuration) -> Result<(), String> {
         ));
     }
 
+    // As wgpu builds wgmerge's pipelines (pipeline.rs: `ShaderRuntimeChecks::unchecked()`,
+    // workgroup memory not zeroed), so that the SPIR-V dumped below is what the driver compiles:
+    // loops without forced bounds (which kept NVIDIA's compiler from unrolling any of them) and
+    // no zeroing of workgroup memory.
     let spv_options = spv::Options {
         lang_version: if subgroups { (1, 3) } else { (1, 0) },
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
+        force_loop_bounding: false,
+        emit_int_div_checks: false,
         ..Default::default()
     };
     let words = spv::write_vec(
