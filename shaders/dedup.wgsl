@@ -8,7 +8,7 @@
 override KEEP_LAST: bool = false;
 
 fn same(x: Key, y: Key) -> bool {
-    return !key_less(x, y) && !key_less(y, x);
+    return !key_less(x, y) & !key_less(y, x);
 }
 
 // lib/select.wgsl's hooks. A row's edge is the key before it (after it, keeping the last), or
@@ -35,15 +35,15 @@ fn row_kept(first: u32, row: Row) -> u32 {
             if c + 1u < ROW_KEYS {
                 next = row.keys[c + 1u];
             }
-            kept = i + 1u == params.len || !same(row.keys[c], next);
+            kept = (i + 1u == params.len) | !same(row.keys[c], next);
         } else {
             var previous = row.edge;
             if c > 0u {
                 previous = row.keys[c - 1u];
             }
-            kept = i == 0u || !same(previous, row.keys[c]);
+            kept = (i == 0u) | !same(previous, row.keys[c]);
         }
-        if i < params.len && kept {
+        if (i < params.len) & kept {
             bits |= 1u << c;
         }
     }

@@ -71,7 +71,7 @@ fn sort_registers(d0: u32, n: u32) {
 fn compare_exchange(r: u32, n: u32) {
     let x = sorted[r];
     let y = sorted[r + 1u];
-    let swap = r + 1u < n && key_before(y, x);
+    let swap = (r + 1u < n) & key_before(y, x);
     sorted[r] = select(x, y, swap);
     sorted[r + 1u] = select(y, x, swap);
     swap_origins(r, swap);
@@ -104,9 +104,13 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     store_sorted(d0, d1 - d0);
 
     // Runs of `width` become runs of 2 width. Each invocation's slots lie in one pair of runs
-    // because width is ITEMS_PER_THREAD times a power of two.
+    // because width is ITEMS_PER_THREAD times a power of two: `lanes` invocations merge a pair,
+    // so the pair's first slot comes from a mask, not a division by 2 width (which the driver
+    // emulates in about 20 instructions, run 234).
+    var lanes = 2u;
     for (var width = ITEMS_PER_THREAD; width < count; width *= 2u) {
-        let start = d0 / (2u * width) * (2u * width);
+        let start = min((lid & ~(lanes - 1u)) * ITEMS_PER_THREAD, d0);
+        lanes *= 2u;
         let a_len = min(width, count - start);
         let b_len = min(width, count - start - a_len);
         a_start = start;

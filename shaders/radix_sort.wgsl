@@ -422,7 +422,7 @@ fn look_back(tile: u32, lid: u32) -> u32 {
                 prefix += status[k] & STATUS_VALUE;
                 look -= 1u;
                 progressed = true;
-                open = status[k] < STATUS_PREFIX && look > 0u;
+                open = (status[k] < STATUS_PREFIX) & (look > 0u);
             }
             // Waiting never counts a spin, so a digit leaves the loop only with its prefix.
             if !WAIT {

@@ -86,9 +86,9 @@ fn is_answer(needle: Key, place: u32, before: Key, at: Key) -> bool {
     let h = params.haystack_len;
     let before_goes = select(key_before(before, needle), !key_before(needle, before), UPPER);
     let at_stays = select(!key_before(at, needle), key_before(needle, at), UPPER);
-    let before_ok = place == 0u || before_goes;
-    let at_ok = place >= h || at_stays;
-    return place <= h && before_ok && at_ok;
+    let before_ok = (place == 0u) | before_goes;
+    let at_ok = (place >= h) | at_stays;
+    return (place <= h) & before_ok & at_ok;
 }
 
 // The tile's needles: slots [n_slot, n_slot + n_len) hold needles [n0, n0 + n_len); its first
@@ -107,7 +107,7 @@ var<workgroup> walk_ends: array<u32, WORKGROUP_SIZE>;
 
 // merge_tile's output, tile output k from tile slot `slot`.
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
-    needle_slot[r] = select(TILE, slot, slot >= n_slot && slot - n_slot < n_len);
+    needle_slot[r] = select(TILE, slot, (slot >= n_slot) & (slot - n_slot < n_len));
 }
 
 // Puts each of the invocation's needles' answers (its place in the merge, tile output d0 + r,

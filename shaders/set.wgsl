@@ -109,7 +109,7 @@ fn keeps(a_first: bool, b_first: bool, paired: bool) -> bool {
     if SET_OPERATION == SET_INTERSECTION { return paired; }
     if SET_OPERATION == SET_DIFFERENCE { return a_first; }
     // Symmetric difference.
-    return a_first || b_first;
+    return a_first | b_first;
 }
 
 // Loads tile g (unless its loads were issued ahead: `loaded_ahead`), cuts it into the
@@ -154,12 +154,12 @@ fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> u32 {
     for (var r = 0u; r <= ITEMS_PER_THREAD; r++) {
         let has_a = i < i_end;
         let has_b = j < j_end;
-        let a_first = has_a && (!has_b || key_before(key_a, key_b));
-        let b_first = has_b && (!has_a || key_before(key_b, key_a));
-        let paired = has_a && has_b && !a_first && !b_first;
-        let moves_a = a_first || paired;
-        let moves_b = b_first || paired;
-        if (moves_a || moves_b) && keeps(a_first, b_first, paired) {
+        let a_first = has_a & (!has_b | key_before(key_a, key_b));
+        let b_first = has_b & (!has_a | key_before(key_b, key_a));
+        let paired = has_a & has_b & !a_first & !b_first;
+        let moves_a = a_first | paired;
+        let moves_b = b_first | paired;
+        if (moves_a | moves_b) & keeps(a_first, b_first, paired) {
             mask |= 1u << r;
         }
         kept_keys[r] = select(key_b, key_a, moves_a);

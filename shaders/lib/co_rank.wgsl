@@ -91,7 +91,7 @@ fn merge_sequential(space: u32, i_start: u32, i_end: u32, j_start: u32, j_end: u
     if i < i_end { key_a = read_a(space, i); }
     if j < j_end { key_b = read_b(space, j); }
     for (var k = 0u; k < count; k++) {
-        let take_a = i < i_end && (j >= j_end || !key_before(key_b, key_a));
+        let take_a = (i < i_end) & ((j >= j_end) | !key_before(key_b, key_a));
         if take_a {
             emit(space, k_start + k, key_a, true, i);
             i++;

@@ -94,7 +94,7 @@ fn read_published(word: u32) -> vec2<u32> {
     let at = look_back_base() + word;
     let low = atomicLoad(&state[at]);
     let high = atomicLoad(&state[at + 1u]);
-    let ready = (low & READY) != 0u && (high & READY) != 0u;
+    let ready = ((low & READY) != 0u) & ((high & READY) != 0u);
     return vec2(u32(ready), (low & 0xffffu) | (high << 16u));
 }
 
@@ -133,7 +133,7 @@ fn read_predecessor(t: u32) -> vec2<u32> {
     if NARROW != 0u {
         let word = atomicLoad(&state[look_back_base() + reduction_word(t)]);
         let kind = word >> NARROW_SHIFT;
-        if kind == KIND_INCLUSIVE || (kind == KIND_REDUCTION && t > 0u) {
+        if (kind == KIND_INCLUSIVE) | ((kind == KIND_REDUCTION) & (t > 0u)) {
             return vec2(kind, word & NARROW_VALUE);
         }
         return vec2(KIND_NONE, identity());
@@ -143,7 +143,7 @@ fn read_predecessor(t: u32) -> vec2<u32> {
     if inclusive.x == 1u {
         return vec2(KIND_INCLUSIVE, inclusive.y);
     }
-    if reduction.x == 1u && t > 0u {
+    if (reduction.x == 1u) & (t > 0u) {
         return vec2(KIND_REDUCTION, reduction.y);
     }
     return vec2(KIND_NONE, identity());

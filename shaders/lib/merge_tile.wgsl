@@ -108,7 +108,8 @@ fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
     var key_b = tile[min(a_count + j, TILE - 1u)];
     walk_a = vec2(i, i);
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        let take_a = i < a_len && (j >= b_len || !key_before(key_b, key_a));
+        // `&` and `|`, not `&&` and `||`: no branch (lib/order.wgsl).
+        let take_a = (i < a_len) & ((j >= b_len) | !key_before(key_b, key_a));
         let taken = select(key_b, key_a, take_a);
         if d0 + r < d1 {
             put_output(r, d0 + r, taken, select(a_count + j, a_start + i, take_a));
@@ -117,7 +118,8 @@ fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
         j += select(1u, 0u, take_a);
         let next = tile[min(select(a_count + j, a_start + i, take_a), TILE - 1u)];
         if CHECK_ORDER {
-            // Steps past d1 compare neighbours too: true neighbours, so no false alarm.
+            // Steps past d1 compare neighbours too: true neighbours, so no false alarm. `&&`
+            // here is faster than `&` (run 237: search 4-12%).
             let last = select(j >= b_len, i >= a_len, take_a);
             walk_in_order = walk_in_order && (last || !key_before(next, taken));
             if d0 + r + 1u == d1 { walk_a.y = i; }

@@ -1,5 +1,11 @@
 // The merge order. Every kernel compares keys only through `key_before`; the key module (the
 // `key` parameter: one of lib/keys/*.wgsl) supplies `Key` and its ascending `key_less`.
+//
+// naga lowers every `&&` and `||` to a branch, as WGSL short-circuits them, and NVIDIA's compiler
+// keeps nested ones: merge_tile's merge took a branch at every step (run 234, the driver's own
+// code). So the kernels' hot loops combine conditions with `&` and `|`, which evaluate both
+// sides, wherever both are safe to evaluate: merge sort 7% faster, intersection 12%, merge 2-4%
+// (run 236). Conditions that guard a read keep `&&`.
 
 #import key
 

@@ -8,7 +8,7 @@ const KEY_WORDS: u32 = 2u;
 fn key_less(x: Key, y: Key) -> bool {
     let x_hi = bitcast<i32>(x.y);
     let y_hi = bitcast<i32>(y.y);
-    return x_hi < y_hi || (x_hi == y_hi && x.x < y.x);
+    return (x_hi < y_hi) | ((x_hi == y_hi) & (x.x < y.x));
 }
 
 // The key's order-preserving bits, low word first (radix sort's digits): the sign bit flipped.

@@ -6,7 +6,7 @@ alias Key = vec2<u32>;
 const KEY_WORDS: u32 = 2u;
 
 fn key_less(x: Key, y: Key) -> bool {
-    return x.y < y.y || (x.y == y.y && x.x < y.x);
+    return (x.y < y.y) | ((x.y == y.y) & (x.x < y.x));
 }
 
 // The key's order-preserving bits, low word first (radix sort's digits).

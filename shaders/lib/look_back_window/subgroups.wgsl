@@ -32,7 +32,7 @@ fn look_back_rounds(lid: u32) {
             for (var i = 0u; i < PER_LANE; i++) {
                 let d = lane * PER_LANE + i;
                 reads[i] = vec2(KIND_NONE, identity());
-                if d <= look && (spins == 0u || d == 0u) {
+                if (d <= look) & ((spins == 0u) | (d == 0u)) {
                     reads[i] = read_predecessor(look - d);
                 }
             }
@@ -60,7 +60,7 @@ fn look_back_rounds(lid: u32) {
             let stop = ballot_first(subgroupBallot(local_stop < PER_LANE), width);
             let taken = lane <= stop;
             prefix = combine(subgroup_reduce(select(identity(), local_sum, taken)), prefix);
-            if subgroupAny(lane == stop && local_inclusive) {
+            if subgroupAny((lane == stop) & local_inclusive) {
                 done = true;
                 break;
             }

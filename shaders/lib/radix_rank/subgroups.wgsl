@@ -107,7 +107,7 @@ fn rank_cleared(span: vec2<u32>, lid: u32) -> u32 {
         }
         let lower = ballot_count(same & below);
         var before = 0u;
-        if valid && lower == 0u {
+        if valid & (lower == 0u) {
             let shift = 16u * (digit & 1u);
             let counts = atomicAdd(&wg_rows[row_word(row, digit)], ballot_count(same) << shift);
             before = (counts >> shift) & 0xffffu;
