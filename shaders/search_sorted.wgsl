@@ -106,6 +106,8 @@ var<private> needle_slot: array<u32, MAX_ITEMS>;
 var<workgroup> walk_ends: array<u32, WORKGROUP_SIZE>;
 
 // merge_tile's output, tile output k from tile slot `slot`.
+// Past the invocation's outputs a step could mark the next invocation's needles.
+const PUT_PAST_END: bool = false;
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     needle_slot[r] = select(TILE, slot, (slot >= n_slot) & (slot - n_slot < n_len));
 }

@@ -69,6 +69,7 @@ fn read_side(side: u32, i: u32) -> Key {
     return tile[min(a_count + i, TILE - 1u)];
 }
 // merge_tile's hook, for its merge, which set operations do not run.
+const PUT_PAST_END: bool = true;
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {}
 
 // Tile g: the elements between the balanced splits g and g + 1, at most TILE of them.

@@ -8,8 +8,14 @@
 //     fn put_output(r: u32, k: u32, key: Key, slot: u32)
 //
 // (the r-th output of the invocation, tile output k, whose key sits in tile slot `slot`: A's
-// elements first, then B's from slot a_count). The tile boundaries come from the partition pass
-// (partition.wgsl), one co-rank per boundary.
+// elements first, then B's from slot a_count), and a constant saying whether it may also be
+// called for the steps past the invocation's last output, which is cheaper:
+//
+//     const PUT_PAST_END: bool
+//
+// (true where put_output only sets the invocation's registers, which nothing reads past its
+// outputs; run 238: two instructions fewer at each step of the merge). The tile boundaries come
+// from the partition pass (partition.wgsl), one co-rank per boundary.
 
 #import lib/co_rank
 #import lib/segments
@@ -111,7 +117,7 @@ fn merge_tile(d0: u32, d1: u32, a_len: u32, b_len: u32) {
         // `&` and `|`, not `&&` and `||`: no branch (lib/order.wgsl).
         let take_a = (i < a_len) & ((j >= b_len) | !key_before(key_b, key_a));
         let taken = select(key_b, key_a, take_a);
-        if d0 + r < d1 {
+        if PUT_PAST_END | (d0 + r < d1) {
             put_output(r, d0 + r, taken, select(a_count + j, a_start + i, take_a));
         }
         i += select(0u, 1u, take_a);

@@ -5,7 +5,9 @@
 // The invocation's merged keys, until store_merged() puts them in the tile.
 var<private> merged: array<Key, MAX_ITEMS>;
 
-// The r-th output of the invocation, tile output k: its key, from tile slot `slot`.
+// The r-th output of the invocation, tile output k: its key, from tile slot `slot`. Steps past the
+// invocation's outputs put keys that store_merged does not store.
+const PUT_PAST_END: bool = true;
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     merged[r] = key;
 }

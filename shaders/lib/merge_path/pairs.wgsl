@@ -6,6 +6,8 @@
 var<workgroup> staged: array<u32, TILE>;
 
 // The r-th output of the invocation, tile output k: its key, from tile slot `slot`.
+// Each output's slot goes to workgroup memory, where another invocation's output k may be.
+const PUT_PAST_END: bool = false;
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     staged[k] = slot;
 }
