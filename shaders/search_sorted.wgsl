@@ -105,9 +105,11 @@ var<private> needle_slot: array<u32, MAX_ITEMS>;
 // Where each invocation's walk through the tile's A stopped (merge_tile's walk_a.y).
 var<workgroup> walk_ends: array<u32, WORKGROUP_SIZE>;
 
-// merge_tile's output, tile output k from tile slot `slot`.
-// Past the invocation's outputs a step could mark the next invocation's needles.
+// merge_tile puts only the invocation's own outputs: a step past them could mark the next
+// invocation's needles.
 const PUT_PAST_END: bool = false;
+
+// merge_tile's output, tile output k from tile slot `slot`.
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     needle_slot[r] = select(TILE, slot, (slot >= n_slot) & (slot - n_slot < n_len));
 }

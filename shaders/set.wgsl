@@ -68,7 +68,7 @@ fn read_side(side: u32, i: u32) -> Key {
     if side == SIDE_A { return tile[min(i, TILE - 1u)]; }
     return tile[min(a_count + i, TILE - 1u)];
 }
-// merge_tile's hook, for its merge, which set operations do not run.
+// merge_tile's hooks, for its merge, which set operations do not run.
 const PUT_PAST_END: bool = true;
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {}
 

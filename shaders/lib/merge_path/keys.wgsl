@@ -5,9 +5,10 @@
 // The invocation's merged keys, until store_merged() puts them in the tile.
 var<private> merged: array<Key, MAX_ITEMS>;
 
-// The r-th output of the invocation, tile output k: its key, from tile slot `slot`. Steps past the
-// invocation's outputs put keys that store_merged does not store.
+// merge_tile may put the steps past the invocation's outputs: store_merged does not store them.
 const PUT_PAST_END: bool = true;
+
+// The r-th output of the invocation, tile output k: its key, from tile slot `slot`.
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     merged[r] = key;
 }

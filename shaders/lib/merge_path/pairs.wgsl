@@ -5,9 +5,11 @@
 // staged[k]: the tile slot of the workgroup's k-th output.
 var<workgroup> staged: array<u32, TILE>;
 
-// The r-th output of the invocation, tile output k: its key, from tile slot `slot`.
-// Each output's slot goes to workgroup memory, where another invocation's output k may be.
+// merge_tile puts only the invocation's own outputs: a step past them would write another
+// invocation's slot in workgroup memory.
 const PUT_PAST_END: bool = false;
+
+// The r-th output of the invocation, tile output k: its key, from tile slot `slot`.
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     staged[k] = slot;
 }

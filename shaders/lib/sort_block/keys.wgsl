@@ -4,9 +4,10 @@
 fn start_origin(r: u32, slot: u32) {}
 fn swap_origins(r: u32, swap: bool) {}
 fn take_origin(r: u32, slot: u32) {}
-// Steps past the invocation's outputs put keys that store_sorted does not store.
-const PUT_PAST_END: bool = true;
 fn store_origin(x: u32, r: u32) {}
+
+// merge_tile may put the steps past the invocation's outputs: store_sorted does not store them.
+const PUT_PAST_END: bool = true;
 
 // Writes the sorted tile, `count` keys from rank k0, coalesced.
 fn write_tile(lid: u32, k0: u32, count: u32) {

@@ -19,9 +19,10 @@ fn swap_origins(r: u32, swap: bool) {
     sorted_origin[r + 1u] = select(y, x, swap);
 }
 
-// The invocation's r-th output is the key at tile slot `slot`. Past the invocation's outputs,
-// `slot` may lie beyond the tile.
+// merge_tile puts only the invocation's own outputs: past them, `slot` may lie beyond the tile.
 const PUT_PAST_END: bool = false;
+
+// The invocation's r-th output is the key at tile slot `slot`.
 fn take_origin(r: u32, slot: u32) {
     sorted_origin[r] = origin[slot];
 }
