@@ -16,9 +16,12 @@ if [ "$(uname -s)" = Linux ] && [ "${WGMERGE_GL:-1}" != 0 ] && [ "$WGPU_BACKEND"
     ensure_gl_driver
     # This run builds the kernels with naga's runtime checks (bounds checks, loop bounding), the
     # Vulkan run above without, as wgmerge does by default: the suite covers both builds.
+    # One test at a time: wgpu's OpenGL backend gives up on its context lock after 6 s, and
+    # llvmpipe compiling one large kernel (with runtime checks) for a test on a 2-core machine
+    # held it longer while another test waited (set tests, 2026-11-27, with the shader cache cold).
     echo "---- the test suite on OpenGL (llvmpipe), kernels with runtime checks ----"
     WGPU_BACKEND=gl WGMERGE_EXPECT_BACKEND=gl WGMERGE_RUNTIME_CHECKS=1 \
-        cargo test --release -- --show-output "$@"
+        cargo test --release -- --show-output --test-threads=1 "$@"
 fi
 
 # The browser demo on WebGPU in headless Chromium (SwiftShader here): every operation and key type
