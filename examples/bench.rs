@@ -8,7 +8,8 @@
 //! `--cub`, `--cub-extra` and `--cub-e2e` read the output of `../shared/anchors/cub_bench.cu`,
 //! `cub_extra.cu` and `cub_e2e.cu` from the same run and add CUDA's rows and our ratios to them.
 //! A configuration that fails (too large for the device, say) is reported as a row and the sweep
-//! goes on. `--help` lists every option.
+//! goes on. Each row also goes to stderr as soon as it is measured, so that a sweep stopped by a
+//! time limit keeps what it measured. `--help` lists every option.
 
 #[path = "common/copy.rs"]
 mod copy;
@@ -327,6 +328,12 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
     progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
     let copy_kernel = copy::CopyKernel::new(&gpu);
     let mut rows = Vec::new();
+    // Each row also goes to stderr as soon as it is measured (without the anchors' ratios, added
+    // at the end), so that a sweep cut short by a time limit keeps what it measured.
+    let record = |rows: &mut Vec<Row>, row: Row| {
+        progress.suspend(|| eprintln!("{}", table_line(&row)));
+        rows.push(row);
+    };
     for &log2 in &args.sizes {
         let n = 1usize << log2;
         progress.set_message(format!("2^{log2}: inputs"));
@@ -344,11 +351,14 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
         let copy_gb_per_s = match bench_copy(&gpu, &copy_kernel, n, args.repeats) {
             Ok(row) => {
                 let gb_per_s = row.gb_per_s;
-                rows.push(row);
+                record(&mut rows, row);
                 Some(gb_per_s)
             }
             Err(e) => {
-                rows.push(Row::failed("copy", "wgsl vec4 copy", n, e.to_string()));
+                record(
+                    &mut rows,
+                    Row::failed("copy", "wgsl vec4 copy", n, e.to_string()),
+                );
                 None
             }
         };
@@ -547,11 +557,11 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                 match result {
                     Ok(mut row) => {
                         share(&mut row);
-                        rows.push(row);
+                        record(&mut rows, row);
                     }
                     Err((label, e)) => {
                         let name = format!("{operation:?}").to_lowercase();
-                        rows.push(Row::failed(&name, &label, n, e.to_string()));
+                        record(&mut rows, Row::failed(&name, &label, n, e.to_string()));
                     }
                 }
             }
@@ -1677,38 +1687,42 @@ fn print_table(rows: &[Row]) {
         "x CUB",
         "check"
     );
+    for r in rows {
+        println!("{}", table_line(r));
+    }
+}
+
+/// One row of the table.
+fn table_line(r: &Row) -> String {
     let opt = |v: Option<f64>, precision: usize| {
         v.map_or("-".to_string(), |v| format!("{v:.precision$}"))
     };
-    for r in rows {
-        if let Some(error) = &r.error {
-            println!(
-                "{:<12} {:<30} {:>6} {:>11} not run: {error}",
-                r.operation, r.algorithm, "u32", r.n
-            );
-            continue;
-        }
-        let types = match &r.value_type {
-            Some(_) => format!("{}/32", r.key_type),
-            None => r.key_type.clone(),
-        };
-        println!(
-            "{:<12} {:<30} {:>6} {:>11} {:>9.4} {:>10} {:>10} {:>7} {:>8} {:>8.1} {:>7} {:>7} {:>6}",
-            r.operation,
-            r.algorithm,
-            types,
-            r.n,
-            r.time_ms,
-            opt(r.end_to_end_ms, 2),
-            opt(r.end_to_end_into_ms, 2),
-            opt(r.ratio_to_cuda_end_to_end, 2),
-            opt(r.peak_host_mib, 0),
-            r.gb_per_s,
-            opt(r.percent_of_copy, 1),
-            opt(r.ratio_to_cub, 2),
-            r.correct.map_or("-", |c| if c { "ok" } else { "WRONG" }),
+    if let Some(error) = &r.error {
+        return format!(
+            "{:<12} {:<30} {:>6} {:>11} not run: {error}",
+            r.operation, r.algorithm, "u32", r.n
         );
     }
+    let types = match &r.value_type {
+        Some(_) => format!("{}/32", r.key_type),
+        None => r.key_type.clone(),
+    };
+    format!(
+        "{:<12} {:<30} {:>6} {:>11} {:>9.4} {:>10} {:>10} {:>7} {:>8} {:>8.1} {:>7} {:>7} {:>6}",
+        r.operation,
+        r.algorithm,
+        types,
+        r.n,
+        r.time_ms,
+        opt(r.end_to_end_ms, 2),
+        opt(r.end_to_end_into_ms, 2),
+        opt(r.ratio_to_cuda_end_to_end, 2),
+        opt(r.peak_host_mib, 0),
+        r.gb_per_s,
+        opt(r.percent_of_copy, 1),
+        opt(r.ratio_to_cub, 2),
+        r.correct.map_or("-", |c| if c { "ok" } else { "WRONG" }),
+    )
 }
 
 /// GB/s against log2(n): one line per GPU operation and algorithm, CUB's where given, and the
