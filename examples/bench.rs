@@ -568,7 +568,9 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
         }
         if !args.no_cpu {
             progress.set_message(format!("2^{log2}: CPU baselines"));
-            rows.extend(cpu_baselines(&a, &b, args.repeats.min(3), &progress));
+            for row in cpu_baselines(&a, &b, args.repeats.min(3), &progress) {
+                record(&mut rows, row);
+            }
         }
     }
     progress.finish_and_clear();
