@@ -103,14 +103,13 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     sort_registers(d0, d1 - d0);
     store_sorted(d0, d1 - d0);
 
-    // Runs of `width` become runs of 2 width. Each invocation's slots lie in one pair of runs
-    // because width is ITEMS_PER_THREAD times a power of two: `lanes` invocations merge a pair,
-    // so the pair's first slot comes from a mask, not a division by 2 width (which the driver
-    // emulates in about 20 instructions, run 234).
-    var lanes = 2u;
-    for (var width = ITEMS_PER_THREAD; width < count; width *= 2u) {
+    // Each round merges pairs of runs of `width` into runs of 2 width, `lanes` invocations (a
+    // power of two) a pair, so the pair's first slot comes from a mask, not a division by 2 width
+    // (which the driver emulates in about 20 instructions, run 234). One loop variable, the
+    // other derived: run 246, level.
+    for (var lanes = 2u; lanes / 2u * ITEMS_PER_THREAD < count; lanes *= 2u) {
+        let width = lanes / 2u * ITEMS_PER_THREAD;
         let start = min((lid & ~(lanes - 1u)) * ITEMS_PER_THREAD, d0);
-        lanes *= 2u;
         let a_len = min(width, count - start);
         let b_len = min(width, count - start - a_len);
         a_start = start;
