@@ -13,14 +13,17 @@ pub fn co_rank<K: Key>(k: usize, a: &[K], b: &[K]) -> usize {
 /// clamped to `a.len()`; on unsorted input it is some number within bounds.
 pub fn co_rank_ordered<K: Key>(k: usize, a: &[K], b: &[K], order: Order) -> usize {
     let k = k.min(a.len() + b.len());
-    let (mut lo, mut hi) = (k.saturating_sub(b.len()), k.min(a.len()));
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if b[k - 1 - mid].before(&a[mid], order) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+    // The answer is one of `candidates` indices from `base`; each step halves the candidates
+    // whatever its probe finds, as co_rank.wgsl's search does.
+    let (mut base, hi) = (k.saturating_sub(b.len()), k.min(a.len()));
+    let mut candidates = hi - base + 1;
+    while candidates > 1 {
+        let half = candidates / 2;
+        let at = base + half - 1;
+        if !b[k - 1 - at].before(&a[at], order) {
+            base += half;
         }
+        candidates -= half;
     }
-    lo
+    base
 }
