@@ -39,6 +39,62 @@ fn co_rank_splits_the_merge_at_every_rank() {
     }
 }
 
+/// The co-rank at every rank is the number of A's elements among the first k outputs of the
+/// stable merge, read off a sequential merge of tagged elements: random runs of every shape
+/// (empty, one key, all keys equal, one input wholly before the other, heavy ties), both orders.
+/// On unsorted input it stays within the bounds rank k allows.
+#[test]
+fn co_rank_counts_a_in_every_prefix_of_the_stable_merge() {
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(246);
+    for round in 0..400 {
+        let top = [1, 2, 5, 1000][round % 4];
+        let mut run = |len_max: usize| {
+            let len = rng.random_range(0..=len_max);
+            let mut keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..top)).collect();
+            keys.sort_unstable();
+            keys
+        };
+        let (mut a, mut b) = (run(40), run(40));
+        if round % 5 == 0 {
+            // B wholly after A.
+            b.iter_mut().for_each(|key| *key += top);
+        }
+        let order = if round % 2 == 0 {
+            Order::Ascending
+        } else {
+            Order::Descending
+        };
+        if order == Order::Descending {
+            a.reverse();
+            b.reverse();
+        }
+        let (_, from_a) =
+            merge_pairs_ordered(&a, &vec![true; a.len()], &b, &vec![false; b.len()], order);
+        let mut in_a = 0;
+        for k in 0..=from_a.len() {
+            assert_eq!(
+                co_rank_ordered(k, &a, &b, order),
+                in_a,
+                "round {round}, rank {k}"
+            );
+            in_a += usize::from(from_a.get(k) == Some(&true));
+        }
+        a.shuffle(&mut rng);
+        b.shuffle(&mut rng);
+        let total = a.len() + b.len();
+        for k in 0..=total + 2 {
+            let i = co_rank_ordered(k, &a, &b, order);
+            let k = k.min(total);
+            assert!(
+                i >= k.saturating_sub(b.len()) && i <= k.min(a.len()),
+                "round {round}"
+            );
+        }
+    }
+}
+
 #[test]
 fn set_operations_follow_the_standard_library() {
     // 1 twice in A, three times in B; 2 only in A; 3 once in each; 4 only in B.
