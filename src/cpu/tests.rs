@@ -58,7 +58,8 @@ fn co_rank_counts_a_in_every_prefix_of_the_stable_merge() {
         };
         let (mut a, mut b) = (run(40), run(40));
         if round % 5 == 0 {
-            // B wholly after A.
+            // One input wholly before the other: B's keys above A's (B after A ascending,
+            // before it descending).
             b.iter_mut().for_each(|key| *key += top);
         }
         let order = if round % 2 == 0 {
