@@ -39,6 +39,17 @@ fn co_rank_splits_the_merge_at_every_rank() {
     }
 }
 
+/// Ascending on even rounds, descending on odd ones, where the ascending runs `a` and `b` are
+/// reversed to match.
+fn order_of_round(round: usize, a: &mut [u32], b: &mut [u32]) -> Order {
+    if round.is_multiple_of(2) {
+        return Order::Ascending;
+    }
+    a.reverse();
+    b.reverse();
+    Order::Descending
+}
+
 /// The co-rank at every rank is the number of A's elements among the first k outputs of the
 /// stable merge, read off a sequential merge of tagged elements: random runs of every shape
 /// (empty, one key, all keys equal, one input wholly before the other, heavy ties), both orders.
@@ -62,15 +73,7 @@ fn co_rank_counts_a_in_every_prefix_of_the_stable_merge() {
             // before it descending).
             b.iter_mut().for_each(|key| *key += top);
         }
-        let order = if round % 2 == 0 {
-            Order::Ascending
-        } else {
-            Order::Descending
-        };
-        if order == Order::Descending {
-            a.reverse();
-            b.reverse();
-        }
+        let order = order_of_round(round, &mut a, &mut b);
         let (_, from_a) =
             merge_pairs_ordered(&a, &vec![true; a.len()], &b, &vec![false; b.len()], order);
         let mut in_a = 0;
@@ -152,15 +155,7 @@ fn pieces_cut_on_the_balanced_path_give_the_whole_result() {
             keys
         };
         let (mut a, mut b) = (keys(&mut rng), keys(&mut rng));
-        let order = if round % 2 == 0 {
-            Order::Ascending
-        } else {
-            Order::Descending
-        };
-        if order == Order::Descending {
-            a.reverse();
-            b.reverse();
-        }
+        let order = order_of_round(round, &mut a, &mut b);
         let (a_values, b_values): (Vec<usize>, Vec<usize>) =
             ((0..a.len()).collect(), (100..100 + b.len()).collect());
         let total = a.len() + b.len();
