@@ -31,8 +31,8 @@
 //
 // The single sweep (Onesweep, Adinets and Merrill 2022) instead counts every pass's digits in one
 // pass over the keys (radix_sweep_histogram), then each pass is one radix_scatter_sweep: a tile
-// publishes its digit counts, looks back over the tiles before it for each digit's prefix
-// (decoupled look-back), and scatters. Tile 0 publishes each digit's first place in the output
+// publishes its digit counts before it ranks, looks back over the tiles before it for each
+// digit's prefix (decoupled look-back), and scatters. Tile 0 publishes each digit's first place in the output
 // with its counts, so only it scans the pass's counts and every later tile's prefix carries them
 // (run 213: 2-6% faster up to 2^20, 2% slower beyond, which run 215 more than made up). A tile
 // whose predecessor has published nothing after SPINS rounds counts that tile's digits itself
@@ -219,10 +219,17 @@ fn load_own_keys(span: vec2<u32>) {
 }
 
 // Sorts the ranked tile by digit in workgroup memory, then writes it out: invocation d sets
-// digit d's place in the output (`first`) beforehand. The keys' values are read in the input's
-// order (coalesced, all loads in flight before any is used) and sorted with them (runs 194-195:
-// pairs 5% faster than reading each value from its sorted slot's source as it is written).
+// digit d's place in the output (`first`) beforehand.
 fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
+    sort_tile_by_digit(span);
+    write_sorted_tile(span, lid, first);
+}
+
+// The ranked tile sorted by digit in workgroup memory (wg_keys), which needs no place in the
+// output. The keys' values are read in the input's order (coalesced, all loads in flight before
+// any is used) and sorted with them (runs 194-195: pairs 5% faster than reading each value from
+// its sorted slot's source as it is written).
+fn sort_tile_by_digit(span: vec2<u32>) {
     var values: array<u32, MAX_ROUNDS>;
     for (var round = 0u; round < ROUNDS; round++) {
         if own_ranks[round] != NO_KEY {
@@ -237,6 +244,10 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
             stage_value(slot, values[round]);
         }
     }
+}
+
+// Writes the tile that sort_tile_by_digit sorted, digit lid's keys from place `first` on.
+fn write_sorted_tile(span: vec2<u32>, lid: u32, first: u32) {
     // Wrapping arithmetic: first - start + slot is the place.
     set_place(lid, first - wg_start[lid]);
     workgroupBarrier();
@@ -389,6 +400,18 @@ fn count_tile_digits(tile: u32, lid: u32) -> u32 {
     return atomicLoad(&wg_histogram[lid]);
 }
 
+// The tile's keys of digit lid, counted from the invocation's loaded keys into wg_histogram
+// (zeroed, and a barrier passed). Every invocation calls it (it holds a barrier).
+fn count_loaded_digits(span: vec2<u32>, lid: u32) -> u32 {
+    for (var round = 0u; round < ROUNDS; round++) {
+        if own_slot(round) < span.y {
+            atomicAdd(&wg_histogram[digit_of(own_keys[round])], 1u);
+        }
+    }
+    workgroupBarrier();
+    return atomicLoad(&wg_histogram[lid]);
+}
+
 // Predecessors a digit's look-back reads at once.
 const LOOK_AHEAD: u32 = 4u;
 
@@ -471,16 +494,24 @@ fn look_back(tile: u32, lid: u32) -> u32 {
     return prefix;
 }
 
-// One pass of the single sweep: tiles in the order they start (a counter), each ranked, its
-// counts published, its prefix looked back for, and scattered. A pass whose digit is the same for
-// every key only copies its tiles (CUB's short circuit), so a digit that no key varies in costs a
-// copy, not a sort: invocation d reads digit d's total before the ticket's barrier, and the flag
-// shares that barrier (run 214: 4% faster at 2^20 than three barriers of its own).
+// One pass of the single sweep: tiles in the order they start (a counter), each loaded, its
+// digits counted and published, then ranked and sorted by digit in workgroup memory, its prefix
+// looked back for, and written out. Counting before the rank (CUB's early counts) lets later
+// tiles' look-backs pass this one sooner, and the rank and the sort in workgroup memory give
+// the tiles before time to publish (runs 253-255, forced sweep: 4.8% faster at 2^24, 1.7% at
+// 2^28, pairs 11% at 2^22; for keys the count alone was 6% slower at 2^28, the sort moved
+// alone no faster).
+// A pass whose digit is the same for every key only copies its tiles (CUB's short circuit), so a
+// digit that no key varies in costs a copy, not a sort: invocation d reads digit d's total
+// before the ticket's barrier, and the flag shares that barrier (run 214: 4% faster at 2^20 than
+// three barriers of its own).
 @compute @workgroup_size(256)
 fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
     let total = atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]);
-    // The rank's memory is zeroed before the ticket's barrier, which then serves the rank too.
+    // The rank's memory and the count's are zeroed before the ticket's barrier, which then
+    // serves them too.
     rank_clear(lid);
+    atomicStore(&wg_histogram[lid], 0u);
     if lid == 0u {
         wg_ticket = atomicAdd(&sweep_counts[SWEEP_TICKETS + params.pass_index], 1u);
         wg_stuck_at = 0u;
@@ -508,9 +539,12 @@ fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
     if tile == 0u {
         first = global_first(lid);
     }
-    let count = rank_cleared(span, lid);
+    rank_load(span, lid);
+    let count = count_loaded_digits(span, lid);
     let published = select(STATUS_AGGREGATE | count, STATUS_PREFIX | (first + count), tile == 0u);
     atomicStore(&sweep_status[row], published);
+    rank_loaded(span, lid);
+    sort_tile_by_digit(span);
     let prefix = look_back(tile, lid);
     if tile > 0u {
         atomicStore(&sweep_status[row], STATUS_PREFIX | (prefix + count));
@@ -518,5 +552,5 @@ fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
     if params.pass_index + 1u < params.passes {
         sweep_next[row] = 0u;
     }
-    scatter_tile(span, lid, first + prefix);
+    write_sorted_tile(span, lid, first + prefix);
 }

@@ -21,33 +21,28 @@ var<workgroup> wg_before: array<u32, RADIX * MASK_WORDS / 2>;
 fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     rank_clear(lid);
     // The loads are in flight through the barrier.
-    load_keys_in_order(span, lid);
+    rank_load(span, lid);
     workgroupBarrier();
     return rank_loaded(span, lid);
 }
 
-// Zeroes the rank's workgroup memory, for rank_cleared after a barrier (the caller's own, where
-// it has one: the single sweep clears before the barrier that hands out its tile).
+// Zeroes the rank's workgroup memory, for rank_load and rank_loaded after a barrier (the
+// caller's own, where it has one: the single sweep clears before the barrier that hands out its
+// tile).
 fn rank_clear(lid: u32) {
     for (var w = 0u; w < MASK_WORDS; w++) {
         atomicStore(&wg_masks[w * RADIX + lid], 0u);
     }
 }
 
-// rank_tile once rank_clear and a barrier have run.
-fn rank_cleared(span: vec2<u32>, lid: u32) -> u32 {
-    load_keys_in_order(span, lid);
-    return rank_loaded(span, lid);
-}
-
-// The invocation's keys: tile key r * WORKGROUP_SIZE + lid in round r.
-fn load_keys_in_order(span: vec2<u32>, lid: u32) {
+// Loads the invocation's keys, tile key r * WORKGROUP_SIZE + lid in round r, for rank_loaded.
+fn rank_load(span: vec2<u32>, lid: u32) {
     own_base = lid;
     own_step = WORKGROUP_SIZE;
     load_own_keys(span);
 }
 
-// rank_tile once the keys are loaded and the memory cleared.
+// rank_tile once rank_load has loaded the keys and rank_clear's memory is cleared.
 fn rank_loaded(span: vec2<u32>, lid: u32) -> u32 {
     let word = lid / 32u;
     let bit = 1u << (lid % 32u);

@@ -62,11 +62,13 @@ fn half_of(word: u32, digit: u32) -> u32 {
 fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     rank_clear(lid);
     workgroupBarrier();
-    return rank_cleared(span, lid);
+    rank_load(span, lid);
+    return rank_loaded(span, lid);
 }
 
-// Zeroes the rank's workgroup memory, for rank_cleared after a barrier (the caller's own, where
-// it has one: the single sweep clears before the barrier that hands out its tile).
+// Zeroes the rank's workgroup memory, for rank_load and rank_loaded after a barrier (the
+// caller's own, where it has one: the single sweep clears before the barrier that hands out its
+// tile).
 fn rank_clear(lid: u32) {
     if lid == 0u {
         atomicStore(&wg_lanes_taken, 0u);
@@ -76,19 +78,31 @@ fn rank_clear(lid: u32) {
     }
 }
 
-// rank_tile once rank_clear and a barrier have run.
-fn rank_cleared(span: vec2<u32>, lid: u32) -> u32 {
+// The invocation's lane in its subgroup and the subgroup's first place, set by rank_load.
+var<private> own_lane: u32;
+var<private> own_first: u32;
+
+// Takes the subgroup's place in the tile and loads the invocation's keys there, for rank_loaded,
+// once rank_clear and a barrier have run.
+fn rank_load(span: vec2<u32>, lid: u32) {
     let lane = subgroupExclusiveAdd(1u);
     let lanes = subgroupAdd(1u);
     var first = 0u;
     if lane == 0u {
         first = atomicAdd(&wg_lanes_taken, lanes);
     }
-    first = subgroupBroadcastFirst(first);
-    let row = first / lanes;
-    own_base = first * ROUNDS + lane;
+    own_lane = lane;
+    own_first = subgroupBroadcastFirst(first);
+    own_base = own_first * ROUNDS + lane;
     own_step = lanes;
     load_own_keys(span);
+}
+
+// rank_tile once rank_load has loaded the keys.
+fn rank_loaded(span: vec2<u32>, lid: u32) -> u32 {
+    let lane = own_lane;
+    let first = own_first;
+    let row = first / own_step;
     let below = lanes_below(lane);
     let live = vec4(true, BALLOT_WORDS > 1u, BALLOT_WORDS > 2u, BALLOT_WORDS > 3u);
     for (var round = 0u; round < ROUNDS; round++) {
