@@ -32,12 +32,12 @@
 // The single sweep (Onesweep, Adinets and Merrill 2022) instead counts every pass's digits in one
 // pass over the keys (radix_sweep_histogram), then each pass is one radix_scatter_sweep: a tile
 // publishes its digit counts before it ranks, looks back over the tiles before it for each
-// digit's prefix (decoupled look-back), and scatters. Tile 0 publishes each digit's first place in the output
-// with its counts, so only it scans the pass's counts and every later tile's prefix carries them
-// (run 213: 2-6% faster up to 2^20, 2% slower beyond, which run 215 more than made up). A tile
-// whose predecessor has published nothing after SPINS rounds counts that tile's digits itself
-// (decoupled fallback, Smith, Levien and Owens 2025), so no workgroup waits on another for long
-// and this too is safe on every adapter.
+// digit's prefix (decoupled look-back), and scatters. Tile 0 publishes each digit's first place
+// in the output with its counts, so only it scans the pass's counts and every later tile's prefix
+// carries them (run 213: 2-6% faster up to 2^20, 2% slower beyond, which run 215 more than made
+// up). A tile whose predecessor has published nothing after SPINS rounds counts that tile's
+// digits itself (decoupled fallback, Smith, Levien and Owens 2025), so no workgroup waits on
+// another for long and this too is safe on every adapter.
 
 // key_len() is params.len, or a count that earlier GPU work wrote (lib/key_count): the dispatch
 // and the histograms' layout are params.len's, and tiles beyond the count find no keys.
