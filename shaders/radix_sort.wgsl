@@ -31,11 +31,11 @@
 //
 // The single sweep (Onesweep, Adinets and Merrill 2022) instead counts every pass's digits in one
 // pass over the keys (radix_sweep_histogram), then each pass is one radix_scatter_sweep: a tile
-// publishes its digit counts before it ranks, looks back over the tiles before it for each
-// digit's prefix (decoupled look-back), and scatters. Tile 0 publishes each digit's first place
-// in the output with its counts, so only it scans the pass's counts and every later tile's prefix
-// carries them (run 213: 2-6% faster up to 2^20, 2% slower beyond, which run 215 more than made
-// up). A tile whose predecessor has published nothing after SPINS rounds counts that tile's
+// publishes its digit counts before its ranks are done, looks back over the tiles before it for
+// each digit's prefix (decoupled look-back), and scatters. Tile 0 publishes each digit's first
+// place in the output with its counts, so only it scans the pass's counts and every later tile's
+// prefix carries them (run 213: 2-6% faster up to 2^20, 2% slower beyond, which run 215 more than
+// made up). A tile whose predecessor has published nothing after SPINS rounds counts that tile's
 // digits itself (decoupled fallback, Smith, Levien and Owens 2025), so no workgroup waits on
 // another for long and this too is safe on every adapter.
 
@@ -400,18 +400,6 @@ fn count_tile_digits(tile: u32, lid: u32) -> u32 {
     return atomicLoad(&wg_histogram[lid]);
 }
 
-// The tile's keys of digit lid, counted from the invocation's loaded keys into wg_histogram
-// (zeroed, and a barrier passed). Every invocation calls it (it holds a barrier).
-fn count_loaded_digits(span: vec2<u32>, lid: u32) -> u32 {
-    for (var round = 0u; round < ROUNDS; round++) {
-        if own_slot(round) < span.y {
-            atomicAdd(&wg_histogram[digit_of(own_keys[round])], 1u);
-        }
-    }
-    workgroupBarrier();
-    return atomicLoad(&wg_histogram[lid]);
-}
-
 // Predecessors a digit's look-back reads at once.
 const LOOK_AHEAD: u32 = 4u;
 
@@ -495,12 +483,13 @@ fn look_back(tile: u32, lid: u32) -> u32 {
 }
 
 // One pass of the single sweep: tiles in the order they start (a counter), each loaded, its
-// digits counted and published, then ranked and sorted by digit in workgroup memory, its prefix
-// looked back for, and written out. Counting before the rank (CUB's early counts) lets later
-// tiles' look-backs pass this one sooner, and the rank and the sort in workgroup memory give
-// the tiles before time to publish (runs 253-255, forced sweep: 4.8% faster at 2^24, 1.7% at
-// 2^28, pairs 11% at 2^22; for keys the count alone was 6% slower at 2^28, the sort moved
-// alone no faster).
+// digits counted and published as soon as the rank's ballots have counted them (before the
+// ranks are finished), then ranked and sorted by digit in workgroup memory, its prefix looked
+// back for, and written out. Publishing early (CUB's early counts) lets later tiles'
+// look-backs pass this one sooner, and the rank's end and the sort in workgroup memory give the
+// tiles before time to publish (runs 253-255, forced sweep: 4.8% faster at 2^24, 1.7% at 2^28,
+// pairs 11% at 2^22). Counts taken from the rank's rows, not a workgroup histogram of their own,
+// saved another 1.6% at 2^24 and 4.4% at 2^28 (run 258).
 // A pass whose digit is the same for every key only copies its tiles (CUB's short circuit), so a
 // digit that no key varies in costs a copy, not a sort: invocation d reads digit d's total
 // before the ticket's barrier, and the flag shares that barrier (run 214: 4% faster at 2^20 than
@@ -508,10 +497,8 @@ fn look_back(tile: u32, lid: u32) -> u32 {
 @compute @workgroup_size(256)
 fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
     let total = atomicLoad(&sweep_counts[params.pass_index * RADIX + lid]);
-    // The rank's memory and the count's are zeroed before the ticket's barrier, which then
-    // serves them too.
+    // The rank's memory is zeroed before the ticket's barrier, which then serves it too.
     rank_clear(lid);
-    atomicStore(&wg_histogram[lid], 0u);
     if lid == 0u {
         wg_ticket = atomicAdd(&sweep_counts[SWEEP_TICKETS + params.pass_index], 1u);
         wg_stuck_at = 0u;
@@ -540,10 +527,10 @@ fn radix_scatter_sweep(@builtin(local_invocation_index) lid: u32) {
         first = global_first(lid);
     }
     rank_load(span, lid);
-    let count = count_loaded_digits(span, lid);
+    let count = rank_count(span, lid);
     let published = select(STATUS_AGGREGATE | count, STATUS_PREFIX | (first + count), tile == 0u);
     atomicStore(&sweep_status[row], published);
-    rank_loaded(span, lid);
+    rank_finish(count, lid);
     sort_tile_by_digit(span);
     let prefix = look_back(tile, lid);
     if tile > 0u {

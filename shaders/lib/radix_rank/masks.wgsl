@@ -23,10 +23,12 @@ fn rank_tile(span: vec2<u32>, lid: u32) -> u32 {
     // The loads are in flight through the barrier.
     rank_load(span, lid);
     workgroupBarrier();
-    return rank_loaded(span, lid);
+    let count = rank_count(span, lid);
+    rank_finish(count, lid);
+    return count;
 }
 
-// Zeroes the rank's workgroup memory, for rank_load and rank_loaded after a barrier (the
+// Zeroes the rank's workgroup memory, for rank_load and rank_count after a barrier (the
 // caller's own, where it has one: the single sweep clears before the barrier that hands out its
 // tile).
 fn rank_clear(lid: u32) {
@@ -35,15 +37,16 @@ fn rank_clear(lid: u32) {
     }
 }
 
-// Loads the invocation's keys, tile key r * WORKGROUP_SIZE + lid in round r, for rank_loaded.
+// Loads the invocation's keys, tile key r * WORKGROUP_SIZE + lid in round r, for rank_count.
 fn rank_load(span: vec2<u32>, lid: u32) {
     own_base = lid;
     own_step = WORKGROUP_SIZE;
     load_own_keys(span);
 }
 
-// rank_tile once rank_load has loaded the keys and rank_clear's memory is cleared.
-fn rank_loaded(span: vec2<u32>, lid: u32) -> u32 {
+// Ranks the loaded keys (rank_clear's memory cleared) and returns the tile's number of keys of
+// digit `lid`. Every invocation calls it (it holds barriers).
+fn rank_count(span: vec2<u32>, lid: u32) -> u32 {
     let word = lid / 32u;
     let bit = 1u << (lid % 32u);
     var count = 0u;
@@ -80,12 +83,12 @@ fn rank_loaded(span: vec2<u32>, lid: u32) -> u32 {
         count = running;
         workgroupBarrier();
     }
-    start_digits(count, lid);
     return count;
 }
 
-// wg_start: the exclusive sum of `count` over the digits (invocation d passes digit d's).
-fn start_digits(count: u32, lid: u32) {
+// Once rank_count has run, sets each digit's first slot in the tile sorted by digit (wg_start):
+// the exclusive sum of `count` over the digits (invocation d passes digit d's).
+fn rank_finish(count: u32, lid: u32) {
     wg_start[lid] = exclusive_digit_sum(count, lid);
     workgroupBarrier();
 }
