@@ -482,12 +482,12 @@ fn look_back(tile: u32, lid: u32) -> u32 {
     return prefix;
 }
 
-// One pass of the single sweep: tiles in the order they start (a counter), each loaded, its
-// digits counted and published as soon as the rank's ballots have counted them (before the
-// ranks are finished), then ranked and sorted by digit in workgroup memory, its prefix looked
-// back for, and written out. Publishing early (CUB's early counts) lets later tiles'
-// look-backs pass this one sooner, and the rank's end and the sort in workgroup memory give the
-// tiles before time to publish (runs 253-255, forced sweep: 4.8% faster at 2^24, 1.7% at 2^28,
+// One pass of the single sweep: tiles in the order they start (a counter), each loaded, its digits
+// counted and published as soon as the rank has counted them (the subgroup rank once its ballots
+// are done, before the ranks are finished), then ranked and sorted by digit in workgroup memory,
+// its prefix looked back for, and written out. Publishing early (CUB's early counts) lets later
+// tiles' look-backs pass this one sooner, and the rank's end and the sort in workgroup memory give
+// the tiles before time to publish (runs 253-255, forced sweep: 4.8% faster at 2^24, 1.7% at 2^28,
 // pairs 11% at 2^22). Counts taken from the rank's rows, not a workgroup histogram of their own,
 // saved another 1.6% at 2^24 and 4.4% at 2^28 (run 258).
 // A pass whose digit is the same for every key only copies its tiles (CUB's short circuit), so a
