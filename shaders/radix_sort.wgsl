@@ -194,7 +194,7 @@ var<workgroup> wg_keys: array<Key, TILE>;
 
 // The invocation's keys of the tile (round r's in [r]: tile key own_base + r * own_step), their
 // digits, and their ranks among the tile's keys of the same digit (NO_KEY beyond the input),
-// set by the rank module's rank_tile.
+// set by the rank module (rank_tile, or the single sweep's rank_load and rank_count).
 var<private> own_keys: array<Key, MAX_ROUNDS>;
 var<private> own_digits: array<u32, MAX_ROUNDS>;
 var<private> own_ranks: array<u32, MAX_ROUNDS>;
@@ -490,6 +490,7 @@ fn look_back(tile: u32, lid: u32) -> u32 {
 // the tiles before time to publish (runs 253-255, forced sweep: 4.8% faster at 2^24, 1.7% at 2^28,
 // pairs 11% at 2^22). Counts taken from the rank's rows, not a workgroup histogram of their own,
 // saved another 1.6% at 2^24 and 4.4% at 2^28 (run 258).
+//
 // A pass whose digit is the same for every key only copies its tiles (CUB's short circuit), so a
 // digit that no key varies in costs a copy, not a sort: invocation d reads digit d's total
 // before the ticket's barrier, and the flag shares that barrier (run 214: 4% faster at 2^20 than
