@@ -338,14 +338,21 @@ fn specialization(
         ("DESCENDING", u32::from(order == Order::Descending)),
         ("ROUNDS", rounds),
     ];
-    let rank_module = match rank {
-        Rank::Masks => "lib/radix_rank/masks",
+    let mut rank_params = Vec::new();
+    match rank {
+        Rank::Masks => rank_params.push(("rank", "lib/radix_rank/masks")),
         Rank::Subgroups(lanes) => {
             constants.push(("RANK_ROWS", rank_rows(lanes)));
             constants.push(("BALLOT_WORDS", lanes.div_ceil(32)));
-            "lib/radix_rank/subgroups"
+            let rounds_module = if tuning::radix_rank_unrolled(rounds) {
+                "lib/rank_rounds/unrolled"
+            } else {
+                "lib/rank_rounds/looped"
+            };
+            rank_params.push(("rank", "lib/radix_rank/subgroups"));
+            rank_params.push(("rank_rounds", rounds_module));
         }
-    };
+    }
     let (values, value_constants) = move_values_module(value_size);
     constants.extend(value_constants);
     if value_size > 0 {
@@ -356,13 +363,14 @@ fn specialization(
     } else {
         "lib/key_count/host"
     };
+    let mut params = vec![
+        ("key", key.module()),
+        ("move_values", values),
+        ("key_count", count),
+    ];
+    params.extend(rank_params);
     Specialization {
-        params: vec![
-            ("key", key.module()),
-            ("move_values", values),
-            ("key_count", count),
-            ("rank", rank_module),
-        ],
+        params,
         constants,
         with_values: value_size > 0,
     }
@@ -479,6 +487,8 @@ impl Gpu {
             strategy == RadixStrategy::SingleSweep,
             len,
         );
+        #[cfg(test)]
+        let wanted = tests::ROUNDS.get().unwrap_or(wanted);
         let rounds = tuning::radix_rounds(
             key.size(),
             value_size,
@@ -824,6 +834,49 @@ mod tests {
         /// Sorts planned on this thread wait on their predecessors in the single sweep, as on
         /// adapters that give forward progress.
         pub(super) static WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// Sorts planned on this thread want tiles of this many rounds.
+        pub(super) static ROUNDS: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+    }
+
+    /// Tiles of more rounds than the driver's loop is left for (the subgroup rank's rounds
+    /// written out, lib/rank_rounds/unrolled.wgsl), and of every round count to the most, sort
+    /// as the CPU does: keys and pairs, both strategies and ranks, sizes around a tile.
+    #[test]
+    fn every_round_count_sorts() {
+        let gpu = Gpu::new().expect("an adapter");
+        for rounds in [
+            tuning::RADIX_WIDE_ROUNDS,
+            tuning::RADIX_ROUNDS + 1,
+            tuning::MAX_RADIX_ROUNDS,
+        ] {
+            ROUNDS.set(Some(rounds));
+            for len in [1, 2559, 2561, 40_000] {
+                let keys: Vec<u32> = (0..len)
+                    .map(|i: u32| i.wrapping_mul(2_654_435_761) >> (i % 7))
+                    .collect();
+                let values: Vec<u32> = (0..len).collect();
+                let (want_keys, want_values) =
+                    crate::cpu::radix_sort_pairs_ordered(&keys, &values, 0..32, Order::Ascending);
+                for strategy in [RadixStrategy::ReduceThenScan, RadixStrategy::SingleSweep] {
+                    for subgroups in [Some(true), Some(false)] {
+                        let options = SortOptions {
+                            strategy: Some(strategy),
+                            subgroups,
+                            ..Default::default()
+                        };
+                        let what =
+                            format!("{rounds} rounds, {len} keys, {strategy:?}, {subgroups:?}");
+                        let got = gpu.sort_with(&keys, &options).unwrap();
+                        assert!(got == want_keys, "{what}: keys differ");
+                        let (got_keys, got_values) =
+                            gpu.sort_pairs_with(&keys, &values, &options).unwrap();
+                        assert!(got_keys == want_keys, "{what}: pairs' keys differ");
+                        assert!(got_values == want_values, "{what}: values differ");
+                    }
+                }
+            }
+        }
+        ROUNDS.set(None);
     }
 
     /// The single sweep with every look-back answered by the fallback (each tile counting its

@@ -37,6 +37,8 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/move_values/words"),
     wgsl!("lib/radix_rank/masks"),
     wgsl!("lib/radix_rank/subgroups"),
+    wgsl!("lib/rank_rounds/looped"),
+    wgsl!("lib/rank_rounds/unrolled"),
     wgsl!("lib/order"),
     wgsl!("lib/scan_io/scalar"),
     wgsl!("lib/scan_io/vec4"),

@@ -283,11 +283,34 @@ pub(crate) fn radix_rounds_wanted(
     } else {
         value_size <= 4
     };
+    if key_size == 4 && subgroup_rank && !single_sweep && value_size == 0 {
+        if len >= RADIX_WIDE_ROUNDS_MIN_LEN {
+            return RADIX_WIDE_ROUNDS;
+        }
+    }
     if key_size == 4 && subgroup_rank && measured_faster {
         6
     } else {
         RADIX_ROUNDS
     }
+}
+
+/// Rounds reduce-then-scan takes for 4-byte keys alone, ranked with subgroups, from
+/// [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys: tiles of 2560, whose rank is written out round by round
+/// ([`radix_rank_unrolled`]). Run 263 (H100, against 8 rounds' 0.812 and 10.23 ms and the
+/// default 6's 0.806 and 10.28): 0.795-0.800 ms at 2^24 and 9.61 at 2^28; 12 rounds 0.903-0.906
+/// and 11.06-11.09.
+pub(crate) const RADIX_WIDE_ROUNDS: u32 = 10;
+pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 22;
+
+/// Whether the subgroup rank's rounds are written out as one call each
+/// (lib/rank_rounds/unrolled.wgsl) rather than left as a loop (looped.wgsl). NVIDIA's driver
+/// unrolls the loop itself up to 8 rounds, where the calls were 2% slower (run 263: the single
+/// sweep 12.59 against 12.32 ms at 2^28, 0.131 against 0.121 at 2^20); beyond, it kept the
+/// loop and put the rank's arrays in local memory (192 bytes a thread at 10 and 12 rounds,
+/// none with the calls).
+pub(crate) fn radix_rank_unrolled(rounds: u32) -> bool {
+    rounds > RADIX_ROUNDS
 }
 
 /// The most keys the single sweep takes tiles of 6 rounds for ([`radix_rounds_wanted`]): where
@@ -567,7 +590,19 @@ mod tests {
     #[test]
     fn radix_tiles_of_six_rounds_only_where_measured_faster() {
         let large = 1 << 28;
-        assert_eq!(radix_rounds_wanted(4, 0, true, false, large), 6);
+        assert_eq!(
+            radix_rounds_wanted(4, 0, true, false, large),
+            RADIX_WIDE_ROUNDS
+        );
+        let wide = RADIX_WIDE_ROUNDS_MIN_LEN;
+        assert_eq!(
+            radix_rounds_wanted(4, 0, true, false, wide),
+            RADIX_WIDE_ROUNDS
+        );
+        assert_eq!(radix_rounds_wanted(4, 0, true, false, wide - 1), 6);
+        assert!(radix_rank_unrolled(RADIX_WIDE_ROUNDS));
+        assert!(!radix_rank_unrolled(RADIX_ROUNDS));
+        assert!(!radix_rank_unrolled(6));
         assert_eq!(radix_rounds_wanted(4, 4, true, false, large), 6);
         assert_eq!(radix_rounds_wanted(4, 8, true, false, large), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(8, 0, true, false, large), RADIX_ROUNDS);
