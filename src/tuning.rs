@@ -257,20 +257,32 @@ pub(crate) fn radix_rounds(
     fit.clamp(1, wanted.clamp(1, MAX_RADIX_ROUNDS))
 }
 
-/// The rounds a radix sort tile of `len` keys takes where workgroup memory allows: 6 (tiles of
-/// 1536) for 4-byte keys ranked with subgroups, in reduce-then-scan with no values or 4-byte
-/// ones, in the single sweep with no values up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys;
-/// [`RADIX_ROUNDS`] otherwise. H100, u32 keys, by probe:
+/// The rounds a radix sort tile of `len` keys takes where workgroup memory allows, with the
+/// subgroup rank (the lane-mask rank takes [`RADIX_ROUNDS`]):
+/// - reduce-then-scan: 4-byte keys alone 6 rounds (tiles of 1536), [`RADIX_WIDE_ROUNDS`] from
+///   [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys; with 4-byte values 6, 9 from
+///   [`RADIX_NINE_ROUNDS_MIN_LEN`]; 8-byte keys alone 8, 9 from there;
+/// - the single sweep: 4-byte keys alone 6 rounds up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys, 9 from
+///   [`RADIX_NINE_ROUNDS_MIN_LEN`];
+/// - [`RADIX_ROUNDS`] otherwise.
+///
+/// H100, u32 keys, by probe:
+/// - run 265, against main in the same call (6 rounds for keys and pairs in reduce-then-scan, 8
+///   in the single sweep and for u64 keys), ms at 2^24 / 2^26 / 2^28: reduce-then-scan 10
+///   rounds 0.797 / 2.527 / 9.377 against 0.790 / 2.589 / 10.18 (0.783 / 2.551 / 10.33 as the
+///   default), 9 rounds 0.802 / 2.575 / 9.66; pairs 9 rounds 1.216 / 4.240 / 17.03 against
+///   1.369 / 4.771 / 18.79; the single sweep 9 rounds 0.894 / 3.101 / 11.77 against 0.901 /
+///   3.200 / 12.31; u64 keys 9 rounds 2.270 / 7.943 against 8's 2.317 / 8.12. Run 264, at 2^20 /
+///   2^22: 9 rounds slower in the single sweep (0.1288 / 0.2797 against 0.1214 / 0.2754), with
+///   values and with u64 keys; reduce-then-scan 10 rounds 0.3324 against 0.3315 at 2^22.
+///   Beyond: 10 rounds slower with values or u64 keys (6.10 and 11.54 ms at 2^26), 12 slower
+///   everywhere (run 264);
 /// - reduce-then-scan (run 121): 6 rounds took 2.57 ms at 2^26 and 10.33 at 2^28 against 8
 ///   rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26; 12 and 16:
-///   3.65, 3.59, run 120); with u32 values 5.06 and 19.53 against 5.22 and 20.12;
-/// - the single sweep (run 220, since runs 211-215 took latency off each tile's way through a
-///   pass; twice, alike within 0.3%): 8 rounds 0.0735 / 0.0819 / 0.1231 / 0.2829 ms at 2^16 /
-///   2^18 / 2^20 / 2^22, 6 rounds 0.0713 / 0.0835 / 0.1331 (to 2^20), 10 rounds 0.0810 / 0.0895
-///   / 0.1481 / 0.3603, 12 rounds 0.0846 / 0.0923 / 0.1501 / 0.3449 (runs 196-197, before
-///   those runs, had found 6 faster at 2^20: 0.1594 against 0.1664);
-/// - 64-bit keys (9.37 against 8.37 ms at 2^26) and the lane-mask rank (4.19 against 4.03) stay
-///   fastest at 8.
+///   3.65, 3.59, run 120), before the rank was written out beyond 8 rounds;
+/// - the single sweep (run 220, twice, alike within 0.3%): 8 rounds 0.0735 / 0.0819 / 0.1231 /
+///   0.2829 ms at 2^16 / 2^18 / 2^20 / 2^22, 6 rounds 0.0713 / 0.0835 / 0.1331 (to 2^20);
+/// - the lane-mask rank stays fastest at 8 (4.19 against 4.03 ms at 2^26).
 pub(crate) fn radix_rounds_wanted(
     key_size: u32,
     value_size: u32,
@@ -278,30 +290,29 @@ pub(crate) fn radix_rounds_wanted(
     single_sweep: bool,
     len: usize,
 ) -> u32 {
-    let measured_faster = if single_sweep {
-        value_size == 0 && len <= SWEEP_SIX_ROUNDS_MAX_LEN
-    } else {
-        value_size <= 4
-    };
-    if key_size == 4 && subgroup_rank && !single_sweep && value_size == 0 {
-        if len >= RADIX_WIDE_ROUNDS_MIN_LEN {
-            return RADIX_WIDE_ROUNDS;
-        }
+    if !subgroup_rank {
+        return RADIX_ROUNDS;
     }
-    if key_size == 4 && subgroup_rank && measured_faster {
-        6
-    } else {
-        RADIX_ROUNDS
+    let nine = len >= RADIX_NINE_ROUNDS_MIN_LEN;
+    match (single_sweep, key_size, value_size) {
+        (false, 4, 0) if len >= RADIX_WIDE_ROUNDS_MIN_LEN => RADIX_WIDE_ROUNDS,
+        (false, 4, 0 | 4) if !nine => 6,
+        (false, 4, 4) | (false, 8, 0) | (true, 4, 0) if nine => 9,
+        (false, 4, 0) => 6,
+        (true, 4, 0) if len <= SWEEP_SIX_ROUNDS_MAX_LEN => 6,
+        _ => RADIX_ROUNDS,
     }
 }
 
 /// Rounds reduce-then-scan takes for 4-byte keys alone, ranked with subgroups, from
-/// [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys: tiles of 2560, whose rank is written out round by round
-/// ([`radix_rank_unrolled`]). Run 263 (H100, against 8 rounds' 0.812 and 10.23 ms and the
-/// default 6's 0.806 and 10.28): 0.795-0.800 ms at 2^24 and 9.61 at 2^28; 12 rounds 0.903-0.906
-/// and 11.06-11.09.
+/// [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys (tiles of 2560; [`radix_rounds_wanted`], run 265: 8%
+/// faster at 2^28, 2% at 2^26, 1% slower at 2^24).
 pub(crate) const RADIX_WIDE_ROUNDS: u32 = 10;
-pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 22;
+pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 26;
+
+/// The fewest keys for which tiles of 9 rounds are taken ([`radix_rounds_wanted`]): faster than
+/// 6 or 8 from 2^24 (run 265), slower at 2^20 and 2^22 (run 264).
+pub(crate) const RADIX_NINE_ROUNDS_MIN_LEN: usize = 1 << 24;
 
 /// Whether the subgroup rank's rounds are written out as one call each
 /// (lib/rank_rounds/unrolled.wgsl) rather than left as a loop (looped.wgsl). NVIDIA's driver
@@ -588,28 +599,39 @@ mod tests {
     }
 
     #[test]
-    fn radix_tiles_of_six_rounds_only_where_measured_faster() {
+    fn radix_tiles_as_large_as_measured_faster() {
         let large = 1 << 28;
+        let wide = RADIX_WIDE_ROUNDS_MIN_LEN;
+        let nine = RADIX_NINE_ROUNDS_MIN_LEN;
+        // Reduce-then-scan, keys alone: 6 rounds, then 10 from the wide length.
         assert_eq!(
             radix_rounds_wanted(4, 0, true, false, large),
             RADIX_WIDE_ROUNDS
         );
-        let wide = RADIX_WIDE_ROUNDS_MIN_LEN;
         assert_eq!(
             radix_rounds_wanted(4, 0, true, false, wide),
             RADIX_WIDE_ROUNDS
         );
         assert_eq!(radix_rounds_wanted(4, 0, true, false, wide - 1), 6);
-        assert!(radix_rank_unrolled(RADIX_WIDE_ROUNDS));
-        assert!(!radix_rank_unrolled(RADIX_ROUNDS));
-        assert!(!radix_rank_unrolled(6));
-        assert_eq!(radix_rounds_wanted(4, 4, true, false, large), 6);
+        assert_eq!(radix_rounds_wanted(4, 0, true, false, 1 << 20), 6);
+        // With 4-byte values, and 8-byte keys alone: 9 rounds from the nine-round length.
+        assert_eq!(radix_rounds_wanted(4, 4, true, false, nine), 9);
+        assert_eq!(radix_rounds_wanted(4, 4, true, false, nine - 1), 6);
+        assert_eq!(radix_rounds_wanted(8, 0, true, false, large), 9);
+        assert_eq!(
+            radix_rounds_wanted(8, 0, true, false, nine - 1),
+            RADIX_ROUNDS
+        );
         assert_eq!(radix_rounds_wanted(4, 8, true, false, large), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(8, 0, true, false, large), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(8, 8, true, false, large), RADIX_ROUNDS);
+        // The lane-mask rank: 8 everywhere.
         assert_eq!(radix_rounds_wanted(4, 0, false, false, large), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(4, 0, true, true, large), RADIX_ROUNDS);
-        // The single sweep up to SWEEP_SIX_ROUNDS_MAX_LEN keys, keys only; 8 rounds beyond, where
-        // it is the default up to SINGLE_SWEEP_MAX_LEN.
+        assert_eq!(
+            radix_rounds_wanted(4, 0, false, true, 1 << 10),
+            RADIX_ROUNDS
+        );
+        // The single sweep, keys alone: 6 up to SWEEP_SIX_ROUNDS_MAX_LEN, 8 beyond, where it is
+        // the default up to SINGLE_SWEEP_MAX_LEN, 9 from the nine-round length.
         let small = SWEEP_SIX_ROUNDS_MAX_LEN;
         assert!(radix_single_sweep(small));
         assert_eq!(radix_rounds_wanted(4, 0, true, true, small), 6);
@@ -617,10 +639,19 @@ mod tests {
             radix_rounds_wanted(4, 0, true, true, small + 1),
             RADIX_ROUNDS
         );
-        assert_eq!(radix_rounds_wanted(4, 4, true, true, small), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(4, 0, false, true, small), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(8, 0, true, true, small), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(4, 0, true, true, 1 << 20), RADIX_ROUNDS);
+        assert!(SINGLE_SWEEP_MAX_LEN < nine);
+        assert_eq!(
+            radix_rounds_wanted(4, 0, true, true, SINGLE_SWEEP_MAX_LEN),
+            RADIX_ROUNDS
+        );
+        assert_eq!(radix_rounds_wanted(4, 0, true, true, large), 9);
+        assert_eq!(radix_rounds_wanted(4, 4, true, true, large), RADIX_ROUNDS);
+        assert_eq!(radix_rounds_wanted(8, 0, true, true, large), RADIX_ROUNDS);
+        // Loops the driver unrolls itself up to 8 rounds; written out beyond.
+        assert!(radix_rank_unrolled(9));
+        assert!(radix_rank_unrolled(RADIX_WIDE_ROUNDS));
+        assert!(!radix_rank_unrolled(RADIX_ROUNDS));
+        assert!(!radix_rank_unrolled(6));
     }
 
     #[test]

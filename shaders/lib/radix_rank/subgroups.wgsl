@@ -13,6 +13,7 @@
 // subgroups to local_invocation_index does not matter. Ballots hold up to 128 lanes (vec4).
 
 #import lib/ballot
+// rank_rounds: the rounds' ballots as a loop or written out (lib/rank_rounds/*.wgsl).
 #import rank_rounds
 
 // Subgroups of a workgroup, and the words of a ballot they fill (lanes / 32, rounded up): the
@@ -101,44 +102,6 @@ fn rank_load(span: vec2<u32>, lid: u32) {
     load_own_keys(span);
 }
 
-// rank_count's state for rank_round: the subgroup's row, the lanes below the invocation's, the
-// tile's span.
-var<private> own_row: u32;
-var<private> own_below: vec4<u32>;
-var<private> own_span: vec2<u32>;
-
-// Ranks the invocation's key of round `round` within its subgroup's keys of its digit so far
-// (rank_rounds calls it for each round, in order).
-fn rank_round(round: u32) {
-    let span = own_span;
-    let row = own_row;
-    let below = own_below;
-    let live = vec4(true, BALLOT_WORDS > 1u, BALLOT_WORDS > 2u, BALLOT_WORDS > 3u);
-    let valid = own_slot(round) < span.y;
-    var digit = 0u;
-    if valid {
-        digit = digit_of(own_keys[round]);
-    }
-    // The lanes with a key, narrowed to those whose digit matches this lane's bit by bit.
-    var same = select(vec4(0u), subgroupBallot(valid), live);
-    // A constant count, so the loop unrolls (run 102: a variable bound cost 28%).
-    for (var b = 0u; b < 8u; b++) {
-        let one = ((digit >> b) & 1u) == 1u;
-        let votes = subgroupBallot(one);
-        same &= select(~votes, votes, vec4(one));
-    }
-    let lower = ballot_count(same & below);
-    var before = 0u;
-    if valid & (lower == 0u) {
-        let shift = 16u * (digit & 1u);
-        let counts = atomicAdd(&wg_rows[row_word(row, digit)], ballot_count(same) << shift);
-        before = (counts >> shift) & 0xffffu;
-    }
-    before = subgroupShuffle(before, ballot_first(same, 0u));
-    own_digits[round] = digit;
-    own_ranks[round] = select(NO_KEY, before + lower, valid);
-}
-
 // Ranks the loaded keys within their subgroup's keys of their digit and returns the tile's
 // number of keys of digit `lid`, for the single sweep to publish before rank_finish (run 258:
 // 4% faster at 2^26-2^28 than a histogram of its own). Every invocation calls it (it holds
@@ -146,10 +109,7 @@ fn rank_round(round: u32) {
 fn rank_count(span: vec2<u32>, lid: u32) -> u32 {
     let lane = own_lane;
     let row = own_first / own_step;
-    own_row = row;
-    own_below = lanes_below(lane);
-    own_span = span;
-    rank_rounds();
+    rank_rounds(span, row, lanes_below(lane));
     workgroupBarrier();
     // Invocation t owns digits 2t and 2t + 1 (one word per row): each row's counts become the
     // counts of the rows before it. No half overflows: a digit has at most TILE keys.
