@@ -38,6 +38,7 @@ const FILES: &[(&str, &str)] = &[
     wgsl!("lib/radix_rank/masks"),
     wgsl!("lib/radix_rank/subgroups"),
     wgsl!("lib/rank_rounds/looped"),
+    wgsl!("lib/rank_rounds/round"),
     wgsl!("lib/rank_rounds/unrolled"),
     wgsl!("lib/order"),
     wgsl!("lib/scan_io/scalar"),
@@ -99,6 +100,11 @@ pub(crate) fn paths() -> impl Iterator<Item = &'static str> {
 /// Composes entry file `entry` and everything it imports, with `params` binding each parameter
 /// name to a module path. Errors name a missing file or an unbound parameter: they are mistakes
 /// in wgmerge, never in its input.
+///
+/// `#import <path or parameter>` includes a module once, before the file that imports it.
+/// `#inline <path>` writes a fragment's text in place of the line, each time, indented as the line
+/// is: a statement list two functions share where a call would cost (the radix rank's round,
+/// lib/rank_rounds/round.wgsl). A fragment has no directives of its own.
 pub(crate) fn compose(entry: &str, params: &[(&str, &str)]) -> Result<String, String> {
     let mut included = Vec::new();
     let mut directives = Vec::new();
@@ -156,6 +162,20 @@ fn include<'a>(
             own.push_str("// (imported: ");
             own.push_str(target);
             own.push_str(")\n");
+        } else if let Some(name) = trimmed.strip_prefix("#inline ") {
+            let name = name.trim();
+            let fragment = file(name).ok_or_else(|| format!("no WGSL file shaders/{name}.wgsl"))?;
+            let indent = &line[..line.len() - line.trim_start().len()];
+            for fragment_line in fragment.lines() {
+                if fragment_line.trim_start().starts_with('#') {
+                    return Err(format!("{name}.wgsl is inlined and has a directive"));
+                }
+                if !fragment_line.is_empty() {
+                    own.push_str(indent);
+                }
+                own.push_str(fragment_line);
+                own.push('\n');
+            }
         } else if trimmed.starts_with("enable ") {
             if !directives.contains(&trimmed) {
                 directives.push(trimmed);
@@ -226,6 +246,29 @@ mod tests {
         assert!(position("lib/co_rank") < position("merge_basic"));
         assert_eq!(source.matches("// ---- lib/keys/u32.wgsl ----").count(), 1);
         assert!(!source.contains("#import"));
+    }
+
+    /// A fragment is written where each `#inline` stands, indented as the line: the radix rank's
+    /// round in looped.wgsl's loop and in unrolled.wgsl's function.
+    #[test]
+    fn fragments_are_inlined_in_place() {
+        let first_line = file("lib/rank_rounds/round")
+            .expect("the fragment")
+            .lines()
+            .find(|line| !line.starts_with("//") && !line.is_empty())
+            .expect("a statement")
+            .to_string();
+        for (module, indent) in [("looped", "        "), ("unrolled", "    ")] {
+            let params = [("rank_rounds", ["lib/rank_rounds/", module].concat())];
+            let params: Vec<(&str, &str)> = params.iter().map(|(p, m)| (*p, m.as_str())).collect();
+            let source = compose("lib/radix_rank/subgroups", &params).expect("composes");
+            let directive = |line: &str| line.trim_start().starts_with('#');
+            assert!(!source.lines().any(directive), "{module}");
+            assert_eq!(
+                source.matches(&format!("\n{indent}{first_line}\n")).count(),
+                1
+            );
+        }
     }
 
     #[test]
