@@ -346,10 +346,11 @@ pub(crate) fn radix_tiles_per_workgroup(tiles: usize) -> usize {
 
 /// Whether a radix sort of `len` keys takes the single sweep by default (where the adapter is
 /// known to give forward progress): up to 2^22 keys, where its five dispatches for four passes
-/// beat reduce-then-scan's twelve. Run 259 (H100, u32 keys, each forced, in the same call):
-/// 0.121 against 0.203 ms at 2^20, 0.280 against 0.328 at 2^22; from 2^24 slower, 0.902 against
-/// 0.790 at 2^24 and 12.31 against 10.39 at 2^28 (run 215, before the sweep's tiles published
-/// their counts before their ranks were done: 0.964 against 0.781 at 2^24).
+/// beat reduce-then-scan's twelve. Run 266 (H100, u32 keys, each forced, in the same call):
+/// 0.121 against 0.203 ms at 2^20, 0.275 against 0.330 at 2^22; from 2^24 slower, 0.896 against
+/// 0.788 at 2^24 and 11.77 against 9.39 at 2^28 (run 259, before tiles of 9 and 10 rounds: 0.902
+/// against 0.790 at 2^24; run 215, before the sweep's tiles published their counts before their
+/// ranks were done: 0.964 against 0.781).
 pub(crate) fn radix_single_sweep(len: usize) -> bool {
     len <= SINGLE_SWEEP_MAX_LEN
 }
