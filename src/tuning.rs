@@ -262,17 +262,23 @@ pub(crate) fn radix_rounds(
 /// - reduce-then-scan: 4-byte keys alone 6 rounds (tiles of 1536), [`RADIX_WIDE_ROUNDS`] from
 ///   [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys; with 4-byte values 6, 9 from
 ///   [`RADIX_NINE_ROUNDS_MIN_LEN`]; 8-byte keys alone 8, 9 from there;
-/// - the single sweep: 4-byte keys alone 6 rounds up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys, 9 from
-///   [`RADIX_NINE_ROUNDS_MIN_LEN`];
+/// - the single sweep: 4-byte keys alone 6 rounds up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys, 8
+///   beyond, [`MAX_RADIX_ROUNDS`] (16) from [`SWEEP_MOST_ROUNDS_MIN_LEN`];
 /// - [`RADIX_ROUNDS`] otherwise.
 ///
 /// H100, u32 keys, by probe:
+/// - the single sweep, keys alone (runs 269-272, 684b67e's WGSL, ms at 2^18 / 2^20 / 2^21 /
+///   2^22 / 2^23 / 2^24 / 2^26 / 2^28): 16 rounds 0.0916 / 0.1100 / 0.1605 / 0.2780-0.2784 /
+///   0.4694 / 0.8176-0.8179 / 2.878 / 10.99 against 8's 0.0807 / 0.1208 / 0.1712 / 0.2751 /
+///   0.4938 / 0.8887 and 9's 0.894 / 3.100-3.101 / 11.71-11.77; 15 rounds 0.0901 / 0.1193 /
+///   0.1624 / 0.2653 / 0.4784 / 0.8385, 14 0.8601 / 3.007 / 11.48. Pairs in the sweep lost at
+///   15-16 (0.449 against 0.390 at 2^22);
 /// - run 265, against main in the same call (6 rounds for keys and pairs in reduce-then-scan, 8
 ///   in the single sweep and for u64 keys), ms at 2^24 / 2^26 / 2^28: reduce-then-scan 10
 ///   rounds 0.797 / 2.527 / 9.377 against 0.790 / 2.589 / 10.18 (0.783 / 2.551 / 10.33 as the
 ///   default), 9 rounds 0.802 / 2.575 / 9.66; pairs 9 rounds 1.216 / 4.240 / 17.03 against
 ///   1.369 / 4.771 / 18.79; the single sweep 9 rounds 0.894 / 3.101 / 11.77 against 0.901 /
-///   3.200 / 12.31; u64 keys 9 rounds 2.270 / 7.943 against 8's 2.317 / 8.12. Run 264, at 2^20 /
+///   3.200 / 12.31 (16 since runs 269-272); u64 keys 9 rounds 2.270 / 7.943 against 8's 2.317 / 8.12. Run 264, at 2^20 /
 ///   2^22: 9 rounds slower in the single sweep (0.1288 / 0.2797 against 0.1214 / 0.2754), with
 ///   values and with u64 keys; reduce-then-scan 10 rounds 0.3324 against 0.3315 at 2^22.
 ///   Beyond: 10 rounds slower with values or u64 keys (6.10 and 11.54 ms at 2^26), 12 slower
@@ -297,7 +303,8 @@ pub(crate) fn radix_rounds_wanted(
     match (single_sweep, key_size, value_size) {
         (false, 4, 0) if len >= RADIX_WIDE_ROUNDS_MIN_LEN => RADIX_WIDE_ROUNDS,
         (false, 4, 0 | 4) if !nine => 6,
-        (false, 4, 4) | (false, 8, 0) | (true, 4, 0) if nine => 9,
+        (true, 4, 0) if len >= SWEEP_MOST_ROUNDS_MIN_LEN => MAX_RADIX_ROUNDS,
+        (false, 4, 4) | (false, 8, 0) if nine => 9,
         (false, 4, 0) => 6,
         (true, 4, 0) if len <= SWEEP_SIX_ROUNDS_MAX_LEN => 6,
         _ => RADIX_ROUNDS,
@@ -323,6 +330,11 @@ pub(crate) const RADIX_NINE_ROUNDS_MIN_LEN: usize = 1 << 24;
 pub(crate) fn radix_rank_unrolled(rounds: u32) -> bool {
     rounds > RADIX_ROUNDS
 }
+
+/// The fewest keys the single sweep takes tiles of [`MAX_RADIX_ROUNDS`] for, keys alone
+/// ([`radix_rounds_wanted`]): 9% faster than 8 at 2^20 and 6-8% from 2^23 (runs 269-272), 1%
+/// slower at 2^22, 13% at 2^18.
+pub(crate) const SWEEP_MOST_ROUNDS_MIN_LEN: usize = 1 << 20;
 
 /// The most keys the single sweep takes tiles of 6 rounds for ([`radix_rounds_wanted`]): where
 /// it was measured faster than 8 (run 220: 3% at 2^16; 8 rounds 2% faster at 2^18 and 8% at
@@ -631,21 +643,28 @@ mod tests {
             radix_rounds_wanted(4, 0, false, true, 1 << 10),
             RADIX_ROUNDS
         );
-        // The single sweep, keys alone: 6 up to SWEEP_SIX_ROUNDS_MAX_LEN, 8 beyond, where it is
-        // the default up to SINGLE_SWEEP_MAX_LEN, 9 from the nine-round length.
+        // The single sweep, keys alone: 6 up to SWEEP_SIX_ROUNDS_MAX_LEN, 8 beyond, the most
+        // from SWEEP_MOST_ROUNDS_MIN_LEN, within the lengths where it is the default.
         let small = SWEEP_SIX_ROUNDS_MAX_LEN;
-        assert!(radix_single_sweep(small));
+        let most = SWEEP_MOST_ROUNDS_MIN_LEN;
+        assert!(radix_single_sweep(small) && radix_single_sweep(most));
         assert_eq!(radix_rounds_wanted(4, 0, true, true, small), 6);
         assert_eq!(
             radix_rounds_wanted(4, 0, true, true, small + 1),
             RADIX_ROUNDS
         );
-        assert!(SINGLE_SWEEP_MAX_LEN < nine);
         assert_eq!(
-            radix_rounds_wanted(4, 0, true, true, SINGLE_SWEEP_MAX_LEN),
+            radix_rounds_wanted(4, 0, true, true, most - 1),
             RADIX_ROUNDS
         );
-        assert_eq!(radix_rounds_wanted(4, 0, true, true, large), 9);
+        assert_eq!(
+            radix_rounds_wanted(4, 0, true, true, most),
+            MAX_RADIX_ROUNDS
+        );
+        assert_eq!(
+            radix_rounds_wanted(4, 0, true, true, large),
+            MAX_RADIX_ROUNDS
+        );
         assert_eq!(radix_rounds_wanted(4, 4, true, true, large), RADIX_ROUNDS);
         assert_eq!(radix_rounds_wanted(8, 0, true, true, large), RADIX_ROUNDS);
         // Loops the driver unrolls itself up to 8 rounds; written out beyond.
