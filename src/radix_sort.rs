@@ -884,6 +884,21 @@ mod tests {
         ROUNDS.set(None);
     }
 
+    /// unrolled.wgsl calls the round for each round up to MAX_ROUNDS, one call each: a tile of
+    /// more rounds would leave keys unranked.
+    #[test]
+    fn the_written_out_rounds_reach_the_most() {
+        let text = crate::shader::file("lib/rank_rounds/unrolled").expect("the module");
+        let calls = text.matches("        rank_round(").count() + 1;
+        assert!(text.contains("    rank_round(0u, "));
+        assert_eq!(calls, tuning::MAX_RADIX_ROUNDS as usize);
+        for round in 1..tuning::MAX_RADIX_ROUNDS {
+            assert!(text.contains(&format!(
+                "if ROUNDS > {round}u {{\n        rank_round({round}u, "
+            )));
+        }
+    }
+
     /// The single sweep with every look-back answered by the fallback (each tile counting its
     /// predecessors' digits itself) sorts as the CPU does: keys and pairs, both orders, a bit
     /// range, more tiles than workgroups.
