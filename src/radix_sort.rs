@@ -835,7 +835,8 @@ mod tests {
         /// adapters that give forward progress.
         pub(super) static WAIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         /// Sorts planned on this thread want tiles of this many rounds.
-        pub(super) static ROUNDS: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+        pub(super) static ROUNDS: std::cell::Cell<Option<u32>> =
+            const { std::cell::Cell::new(None) };
     }
 
     /// Tiles of more rounds than the driver's loop is left for (the subgroup rank's rounds

@@ -278,9 +278,10 @@ pub(crate) fn radix_rounds(
 ///   rounds 0.797 / 2.527 / 9.377 against 0.790 / 2.589 / 10.18 (0.783 / 2.551 / 10.33 as the
 ///   default), 9 rounds 0.802 / 2.575 / 9.66; pairs 9 rounds 1.216 / 4.240 / 17.03 against
 ///   1.369 / 4.771 / 18.79; the single sweep 9 rounds 0.894 / 3.101 / 11.77 against 0.901 /
-///   3.200 / 12.31 (16 since runs 269-272); u64 keys 9 rounds 2.270 / 7.943 against 8's 2.317 / 8.12. Run 264, at 2^20 /
-///   2^22: 9 rounds slower in the single sweep (0.1288 / 0.2797 against 0.1214 / 0.2754), with
-///   values and with u64 keys; reduce-then-scan 10 rounds 0.3324 against 0.3315 at 2^22.
+///   3.200 / 12.31 (16 since runs 269-272); u64 keys 9 rounds 2.270 / 7.943 against 8's 2.317
+///   / 8.12. Run 264, at 2^20 / 2^22: 9 rounds slower in the single sweep (0.1288 / 0.2797
+///   against 0.1214 / 0.2754), with values and with u64 keys; reduce-then-scan 10 rounds 0.3324
+///   against 0.3315 at 2^22.
 ///   Beyond: 10 rounds slower with values or u64 keys (6.10 and 11.54 ms at 2^26), 12 slower
 ///   everywhere (run 264);
 /// - reduce-then-scan (run 121): 6 rounds took 2.57 ms at 2^26 and 10.33 at 2^28 against 8
