@@ -338,9 +338,9 @@ fn specialization(
         ("DESCENDING", u32::from(order == Order::Descending)),
         ("ROUNDS", rounds),
     ];
-    let mut rank_params = Vec::new();
+    let mut params = vec![("key", key.module())];
     match rank {
-        Rank::Masks => rank_params.push(("rank", "lib/radix_rank/masks")),
+        Rank::Masks => params.push(("rank", "lib/radix_rank/masks")),
         Rank::Subgroups(lanes) => {
             constants.push(("RANK_ROWS", rank_rows(lanes)));
             constants.push(("BALLOT_WORDS", lanes.div_ceil(32)));
@@ -349,8 +349,8 @@ fn specialization(
             } else {
                 "lib/rank_rounds/looped"
             };
-            rank_params.push(("rank", "lib/radix_rank/subgroups"));
-            rank_params.push(("rank_rounds", rounds_module));
+            params.push(("rank", "lib/radix_rank/subgroups"));
+            params.push(("rank_rounds", rounds_module));
         }
     }
     let (values, value_constants) = move_values_module(value_size);
@@ -363,12 +363,7 @@ fn specialization(
     } else {
         "lib/key_count/host"
     };
-    let mut params = vec![
-        ("key", key.module()),
-        ("move_values", values),
-        ("key_count", count),
-    ];
-    params.extend(rank_params);
+    params.extend([("move_values", values), ("key_count", count)]);
     Specialization {
         params,
         constants,
