@@ -755,6 +755,12 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     tuning::radix_rounds_wanted(4, 0, true, false, 1 << 28),
                     Rank::Subgroups(32),
                 ),
+                // And pairs of 4-byte keys and values.
+                (
+                    4,
+                    tuning::radix_rounds_wanted(4, 4, true, false, 1 << 28),
+                    Rank::Subgroups(32),
+                ),
                 (4, 5, Rank::Subgroups(8)),
                 (8, 2, Rank::Subgroups(128)),
             ] {

@@ -6,10 +6,8 @@
 // subgroup's `row` and `below`, the lanes below the invocation's.
 let live = vec4(true, BALLOT_WORDS > 1u, BALLOT_WORDS > 2u, BALLOT_WORDS > 3u);
 let valid = own_slot(round) < span.y;
-var digit = 0u;
-if valid {
-    digit = digit_of(own_keys[round]);
-}
+// Taken for every lane and discarded beyond the tile: a branch around it cost instructions.
+let digit = select(0u, digit_of(own_keys[round]), valid);
 // The lanes with a key, narrowed to those whose digit matches this lane's bit by bit.
 var same = select(vec4(0u), subgroupBallot(valid), live);
 // A constant count, so the loop unrolls (run 102: a variable bound cost 28%).
@@ -25,6 +23,9 @@ if valid & (lower == 0u) {
     let counts = atomicAdd(&wg_rows[row_word(row, digit)], ballot_count(same) << shift);
     before = (counts >> shift) & 0xffffu;
 }
-before = subgroupShuffle(before, ballot_first(same, 0u));
+// The digit's lowest lane gives the count. With one ballot word its bit is found directly: a lane
+// without a key has no lanes (an index out of range, whose undefined value it discards).
+let first_lane = select(ballot_first(same, 0u), firstTrailingBit(same.x), BALLOT_WORDS == 1u);
+before = subgroupShuffle(before, first_lane);
 own_digits[round] = digit;
 own_ranks[round] = select(NO_KEY, before + lower, valid);
