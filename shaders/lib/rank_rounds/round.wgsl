@@ -23,8 +23,9 @@ if valid & (lower == 0u) {
     let counts = atomicAdd(&wg_rows[row_word(row, digit)], ballot_count(same) << shift);
     before = (counts >> shift) & 0xffffu;
 }
-// The digit's lowest lane gives the count. With one ballot word its bit is found directly: a lane
-// without a key has no lanes (an index out of range, whose undefined value it discards).
+// The digit's lowest lane gives the count. With one ballot word its bit is found directly (run
+// 279): a lane without a key has an empty ballot and asks for lane 0xffffffff, out of range,
+// whose value SPIR-V leaves undefined and the lane discards.
 let first_lane = select(ballot_first(same, 0u), firstTrailingBit(same.x), BALLOT_WORDS == 1u);
 before = subgroupShuffle(before, first_lane);
 own_digits[round] = digit;
