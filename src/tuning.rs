@@ -281,8 +281,8 @@ pub(crate) fn radix_rounds(
 ///   3.200 / 12.31 (16 since runs 269-272); u64 keys 9 rounds 2.270 / 7.943 against 8's 2.317
 ///   / 8.12. Run 264, at 2^20 / 2^22: 9 rounds slower in the single sweep (0.1288 / 0.2797
 ///   against 0.1214 / 0.2754), with values and with u64 keys; reduce-then-scan 10 rounds 0.3324
-///   against 0.3315 at 2^22. Beyond: 10 rounds slower with values or u64 keys (6.10 and 11.54 ms at 2^26), 12 slower
-///   everywhere (run 264);
+///   against 0.3315 at 2^22. Beyond: 10 rounds slower with values or u64 keys (6.10 and 11.54
+///   ms at 2^26), 12 slower everywhere (run 264);
 /// - reduce-then-scan (run 121): 6 rounds took 2.57 ms at 2^26 and 10.33 at 2^28 against 8
 ///   rounds' 3.16 and 12.04 (2, 3, 4 and 5 rounds: 4.07, 3.32, 2.92, 2.76 at 2^26; 12 and 16:
 ///   3.65, 3.59, run 120), before the rank was written out beyond 8 rounds;
