@@ -3,7 +3,8 @@
 // tile (lib/merge_tile.wgsl), so the merge passes after it (merge_path.wgsl with params.run_len)
 // take the same shape and each of their tiles lies in one pair of runs.
 //
-// The tile is loaded as merge path loads it (coalesced, every load in flight at once). Each
+// The tile is loaded as merge path loads it (coalesced, every load in flight at once), and a
+// short last tile is padded with the key that sorts last, so every tile is full. Each
 // invocation then sorts its own ITEMS_PER_THREAD keys in registers with an odd-even
 // transposition network, and rounds of merges in workgroup memory double the run length: in each
 // round every invocation co-ranks its outputs within its pair of runs and merges them
@@ -85,37 +86,45 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let k0 = group_index(workgroup_id, num_workgroups) * TILE;
     if k0 >= total { return; }
     let count = min(TILE, total - k0);
-    // The tile is all A: one pair of runs with nothing in B.
-    let range = TileRange(k0, count, k0, count, k0);
-    if IN_PLACE {
-        for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-            let x = r * WORKGROUP_SIZE + lid;
-            if x < count { loaded[r] = out_keys[k0 + x]; }
+    // A short last tile is padded to TILE with the last key, which a stable sort leaves behind
+    // every real key: so every tile is full, and each invocation's slots, loads and stores
+    // follow from its index alone, with no condition (run 289 on the H100: 0.3-1.2% faster
+    // than the counts checked at every store and exchange, keys and pairs).
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        let x = r * WORKGROUP_SIZE + lid;
+        var key = key_last();
+        if x < count {
+            if IN_PLACE {
+                key = out_keys[k0 + x];
+            } else {
+                key = a_keys[k0 + x];
+            }
         }
-    } else {
-        load_range(range, lid);
+        loaded[r] = key;
     }
-    stage_loaded(range, lid);
+    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
+        tile[r * WORKGROUP_SIZE + lid] = loaded[r];
+    }
+    workgroupBarrier();
 
-    // This invocation's slots, [d0, d1).
-    let d0 = min(lid * ITEMS_PER_THREAD, count);
-    let d1 = min(d0 + ITEMS_PER_THREAD, count);
-    sort_registers(d0, d1 - d0);
-    store_sorted(d0, d1 - d0);
+    // This invocation's slots, [d0, d0 + ITEMS_PER_THREAD).
+    let d0 = lid * ITEMS_PER_THREAD;
+    sort_registers(d0, ITEMS_PER_THREAD);
+    store_sorted(d0, ITEMS_PER_THREAD);
 
     // Each round merges pairs of runs of `width` into runs of 2 width, `lanes` invocations (a
     // power of two) a pair, so the pair's first slot comes from a mask, not a division by 2 width
     // (which the driver emulates in about 20 instructions, run 234). One loop variable, the
     // other derived: run 246, level.
-    for (var lanes = 2u; lanes / 2u * ITEMS_PER_THREAD < count; lanes *= 2u) {
+    for (var lanes = 2u; lanes / 2u < WORKGROUP_SIZE; lanes *= 2u) {
         let width = lanes / 2u * ITEMS_PER_THREAD;
-        let start = min((lid & ~(lanes - 1u)) * ITEMS_PER_THREAD, d0);
-        let a_len = min(width, count - start);
-        let b_len = min(width, count - start - a_len);
+        let start = (lid & ~(lanes - 1u)) * ITEMS_PER_THREAD;
+        let a_len = min(width, TILE - start);
+        let b_len = min(width, TILE - start - a_len);
         a_start = start;
         a_count = start + a_len;
-        merge_tile(d0 - start, d1 - start, a_len, b_len);
-        store_sorted(d0, d1 - d0);
+        merge_tile(d0 - start, d0 - start + ITEMS_PER_THREAD, a_len, b_len);
+        store_sorted(d0, ITEMS_PER_THREAD);
     }
     write_tile(lid, k0, count);
 }

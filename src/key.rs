@@ -1,8 +1,9 @@
 //! Key types and merge order.
 //!
 //! A key type is one [`Key`] impl here, one WGSL module under `shaders/lib/keys/` that declares
-//! `Key` and its ascending `key_less`, and one line of the tests' key macro; [`Order`] is applied
-//! on top of it by `shaders/lib/order.wgsl`.
+//! `Key`, its ascending `key_less`, its first and last keys in that order and its order-preserving
+//! bits, and one line of the tests' key macro; [`Order`] is applied on top of it by
+//! `shaders/lib/order.wgsl`.
 
 use bytemuck::Pod;
 

@@ -19,7 +19,7 @@ use crate::{Algorithm, Error, Gpu};
 pub(crate) static SORT_BLOCK: Kernel = Kernel {
     file: "merge_sort",
     entry: "sort_block",
-    bindings: &[(0, UNIFORM), (1, READ), (2, READ), (3, WRITE)],
+    bindings: &[(0, UNIFORM), (1, READ), (3, WRITE)],
     value_bindings: &[(4, READ), (5, READ), (6, WRITE)],
 };
 
@@ -144,10 +144,6 @@ impl Gpu {
             whole(0, &block_params),
             entry(
                 1,
-                bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
-            ),
-            entry(
-                2,
                 bind_elements(keys[unsorted], 0, len, key_size, keys[unsorted]),
             ),
             entry(

@@ -1,5 +1,6 @@
 // The merge order. Every kernel compares keys only through `key_before`; the key module (the
-// `key` parameter: one of lib/keys/*.wgsl) supplies `Key` and its ascending `key_less`.
+// `key` parameter: one of lib/keys/*.wgsl) supplies `Key`, its ascending `key_less`, and its
+// first and last keys in that order (`KEY_FIRST`, `KEY_LAST`).
 //
 // naga lowers every `&&` and `||` to a branch, as WGSL short-circuits them, and NVIDIA's compiler
 // keeps nested ones: merge_tile's merge took a branch at every step (run 234, the driver's own
@@ -16,4 +17,10 @@ override DESCENDING: bool = false;
 // taken ahead of an element of A only when it is strictly before it.
 fn key_before(x: Key, y: Key) -> bool {
     return select(key_less(x, y), key_less(y, x), DESCENDING);
+}
+
+// The key that no key comes before in the merge order: stable sorts pad a tile's end with it,
+// and the pads stay behind every real key, equal ones included.
+fn key_last() -> Key {
+    return select(KEY_LAST, KEY_FIRST, DESCENDING);
 }

@@ -6,6 +6,9 @@
 alias Key = u32;
 // 32-bit words per key.
 const KEY_WORDS: u32 = 1u;
+// The first and the last key in ascending order (merge sort pads its last tile with the last).
+const KEY_FIRST: Key = 0xffffffffu;
+const KEY_LAST: Key = 0x7fffffffu;
 
 fn total_order_bits(x: u32) -> u32 {
     return select(x | 0x80000000u, ~x, (x & 0x80000000u) != 0u);

@@ -3,6 +3,9 @@
 alias Key = u32;
 // 32-bit words per key.
 const KEY_WORDS: u32 = 1u;
+// The first and the last key in ascending order (merge sort pads its last tile with the last).
+const KEY_FIRST: Key = 0x80000000u;
+const KEY_LAST: Key = 0x7fffffffu;
 
 fn key_less(x: Key, y: Key) -> bool {
     return bitcast<i32>(x) < bitcast<i32>(y);

@@ -4,6 +4,9 @@
 alias Key = vec2<u32>;
 // 32-bit words per key.
 const KEY_WORDS: u32 = 2u;
+// The first and the last key in ascending order (merge sort pads its last tile with the last).
+const KEY_FIRST: Key = vec2(0u, 0x80000000u);
+const KEY_LAST: Key = vec2(0xffffffffu, 0x7fffffffu);
 
 fn key_less(x: Key, y: Key) -> bool {
     let x_hi = bitcast<i32>(x.y);
