@@ -32,47 +32,42 @@ fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     take_origin(r, slot);
 }
 
-// Puts the invocation's `n` keys at tile slots d0.., once every invocation has read the round's
+// Puts the invocation's keys at tile slots d0.., once every invocation has read the round's
 // input, and waits until every invocation has.
-fn store_sorted(d0: u32, n: u32) {
+fn store_sorted(d0: u32) {
     workgroupBarrier();
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        if r < n {
-            tile[d0 + r] = sorted[r];
-            store_origin(d0 + r, r);
-        }
+        tile[d0 + r] = sorted[r];
+        store_origin(d0 + r, r);
     }
     workgroupBarrier();
 }
 
-// Sorts the invocation's `n` keys, tile slots d0.., in registers: rounds of compare-exchanges
+// Sorts the invocation's keys, tile slots d0.., in registers: rounds of compare-exchanges
 // between neighbours, even pairs then odd ones, ITEMS_PER_THREAD + 1 rounds in all. Each loop
 // has constant bounds so that the driver unrolls it and every index becomes a constant, which
 // keeps the keys in registers (run 70: one loop starting at `phase & 1` was not unrolled and
 // cost 3.5x the whole block sort's network).
-fn sort_registers(d0: u32, n: u32) {
+fn sort_registers(d0: u32) {
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        if r < n {
-            sorted[r] = tile[d0 + r];
-            start_origin(r, d0 + r);
-        }
+        sorted[r] = tile[d0 + r];
+        start_origin(r, d0 + r);
     }
     for (var phase = 0u; phase < (ITEMS_PER_THREAD + 1u) / 2u; phase++) {
         for (var r = 0u; r + 1u < ITEMS_PER_THREAD; r += 2u) {
-            compare_exchange(r, n);
+            compare_exchange(r);
         }
         for (var r = 1u; r + 1u < ITEMS_PER_THREAD; r += 2u) {
-            compare_exchange(r, n);
+            compare_exchange(r);
         }
     }
 }
 
-// Orders the invocation's keys r and r + 1 (of `n`), swapping them only when strictly out of
-// order.
-fn compare_exchange(r: u32, n: u32) {
+// Orders the invocation's keys r and r + 1, swapping them only when strictly out of order.
+fn compare_exchange(r: u32) {
     let x = sorted[r];
     let y = sorted[r + 1u];
-    let swap = (r + 1u < n) & key_before(y, x);
+    let swap = key_before(y, x);
     sorted[r] = select(x, y, swap);
     sorted[r + 1u] = select(y, x, swap);
     swap_origins(r, swap);
@@ -109,8 +104,8 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 
     // This invocation's slots, [d0, d0 + ITEMS_PER_THREAD).
     let d0 = lid * ITEMS_PER_THREAD;
-    sort_registers(d0, ITEMS_PER_THREAD);
-    store_sorted(d0, ITEMS_PER_THREAD);
+    sort_registers(d0);
+    store_sorted(d0);
 
     // Each round merges pairs of runs of `width` into runs of 2 width, `lanes` invocations (a
     // power of two) a pair, so the pair's first slot comes from a mask, not a division by 2 width
@@ -124,7 +119,7 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         a_start = start;
         a_count = start + a_len;
         merge_tile(d0 - start, d0 - start + ITEMS_PER_THREAD, a_len, b_len);
-        store_sorted(d0, ITEMS_PER_THREAD);
+        store_sorted(d0);
     }
     write_tile(lid, k0, count);
 }

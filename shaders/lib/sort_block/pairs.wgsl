@@ -19,8 +19,9 @@ fn swap_origins(r: u32, swap: bool) {
     sorted_origin[r + 1u] = select(y, x, swap);
 }
 
-// merge_tile puts only the invocation's own outputs: past them, `slot` may lie beyond the tile.
-const PUT_PAST_END: bool = false;
+// Every tile is full (merge_sort.wgsl pads the last), so merge_tile's steps are all outputs,
+// each `slot` in the tile.
+const PUT_PAST_END: bool = true;
 
 // The invocation's r-th output is the key at tile slot `slot`.
 fn take_origin(r: u32, slot: u32) {
