@@ -26,6 +26,10 @@ override IN_PLACE: bool = false;
 // The invocation's keys between rounds.
 var<private> sorted: array<Key, MAX_ITEMS>;
 
+// Every tile is full (sort_block pads the last), so merge_tile's steps are all the invocation's
+// outputs, each `slot` in the tile.
+const PUT_PAST_END: bool = true;
+
 // merge_tile's output: the r-th output of the invocation, from tile slot `slot`.
 fn put_output(r: u32, k: u32, key: Key, slot: u32) {
     sorted[r] = key;
@@ -97,10 +101,8 @@ fn sort_block(@builtin(workgroup_id) workgroup_id: vec3<u32>,
         }
         loaded[r] = key;
     }
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        tile[r * WORKGROUP_SIZE + lid] = loaded[r];
-    }
-    workgroupBarrier();
+    // The padded tile is all A: one pair of runs with nothing in B.
+    stage_loaded(TileRange(k0, TILE, k0, TILE, k0), lid);
 
     // This invocation's slots, [d0, d0 + ITEMS_PER_THREAD).
     let d0 = lid * ITEMS_PER_THREAD;

@@ -6,9 +6,6 @@ fn swap_origins(r: u32, swap: bool) {}
 fn take_origin(r: u32, slot: u32) {}
 fn store_origin(x: u32, r: u32) {}
 
-// Every tile is full (merge_sort.wgsl pads the last), so merge_tile's steps are all outputs.
-const PUT_PAST_END: bool = true;
-
 // Writes the sorted tile, `count` keys from rank k0, coalesced.
 fn write_tile(lid: u32, k0: u32, count: u32) {
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {

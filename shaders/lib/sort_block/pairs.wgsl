@@ -19,10 +19,6 @@ fn swap_origins(r: u32, swap: bool) {
     sorted_origin[r + 1u] = select(y, x, swap);
 }
 
-// Every tile is full (merge_sort.wgsl pads the last), so merge_tile's steps are all outputs,
-// each `slot` in the tile.
-const PUT_PAST_END: bool = true;
-
 // The invocation's r-th output is the key at tile slot `slot`.
 fn take_origin(r: u32, slot: u32) {
     sorted_origin[r] = origin[slot];
