@@ -20,9 +20,10 @@
 // how many were kept before it by decoupled look-back (lib/look_back.wgsl; run 84 found a count
 // pass, a scan and a write pass cost 7.5 ms at 2^28), and writes them from there, compacted back
 // into the tile and written coalesced. The last tile writes the total after the look-back state.
-// It holds as little workgroup memory as it can: one tile of keys, slots only with values. The
-// H100's driver gives an SM's workgroups 48 KiB in all (run 292: 2 KiB more a workgroup cost a
-// third of the workgroups an SM, and this pass 29%; run 150: 11 KB more, 1.67x).
+// It holds as little workgroup memory as it can: one tile of keys, slots only with values, and
+// one word an invocation for its part and then its count. The H100's driver gives an SM's
+// workgroups 48 KiB in all (run 292: 2 KiB more a workgroup cost a third of the workgroups an SM,
+// and this pass 29%; run 296: 1 KiB less let a fourth in, 6-7% faster).
 // Every index is bounded by the lengths whatever the input: unsorted input gives an unspecified
 // result, never an access out of bounds.
 
@@ -82,12 +83,12 @@ fn set_tile(g: u32) -> TileRange {
 }
 
 // Each invocation's part of the tile starts at the balanced split of its first merge output
-// (the part at place p: p * ITEMS_PER_THREAD), as A's and B's elements before it; the entry after
-// the last closes the tile.
-// (A named override: naga 30 cannot size an array by an unnamed override expression.)
-// Each as one word: A's elements in the low half, B's in the high (a tile holds fewer than 2^16).
-override PARTS: u32 = WORKGROUP_SIZE + 1u;
-var<workgroup> parts: array<u32, PARTS>;
+// (the part at place p: p * ITEMS_PER_THREAD), as A's and B's elements before it, each as one
+// word: A's elements in the low half, B's in the high (a tile holds fewer than 2^16). The part
+// after the last closes at the tile's end. Once every part is read, the same words scan the
+// parts' counts (exclusive_count): one word an invocation for both, so that four workgroups of
+// 256 x 10 fit an SM on the H100 (runs 295-296).
+var<workgroup> wg_words: array<u32, WORKGROUP_SIZE>;
 fn pack_part(split: vec2<u32>) -> u32 {
     return split.x | (split.y << 16u);
 }
@@ -128,13 +129,13 @@ fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> u32 {
     // Invocation lid takes part lid.
     let d = min(lid * ITEMS_PER_THREAD, range.count);
     let split = co_rank(SPACE_TILE, d, a_len, b_len);
-    parts[lid] = pack_part(balanced_split(split, d - split, a_len, b_len));
-    if lid == 0u {
-        parts[WORKGROUP_SIZE] = pack_part(vec2(a_len, b_len));
-    }
+    wg_words[lid] = pack_part(balanced_split(split, d - split, a_len, b_len));
     workgroupBarrier();
-    let start = unpack_part(parts[lid]);
-    let end = unpack_part(parts[lid + 1u]);
+    let start = unpack_part(wg_words[lid]);
+    var end = vec2(a_len, b_len);
+    if lid + 1u < WORKGROUP_SIZE {
+        end = unpack_part(wg_words[lid + 1u]);
+    }
     var i = start.x;
     var j = start.y;
     // Clamped so that unsorted input gives parts that never run backwards.
@@ -197,32 +198,26 @@ fn decide_tile(g: u32, lid: u32, loaded_ahead: bool) -> u32 {
     return min(scan.y, TILE);
 }
 
-// The scan of each part's count: two words per invocation, so that each of Hillis and Steele's
-// steps reads one half and writes the other behind one barrier (run 201: 1-2% faster than one
-// word and two barriers a step; run 150: one word was 4% faster than a scan with subgroup
-// operations, whose group sums take more workgroup memory).
-override SUMS: u32 = 2u * WORKGROUP_SIZE;
-var<workgroup> wg_sums: array<u32, SUMS>;
-
-// The sum of `count` over the parts before part `place`, and over all (Hillis and Steele's
-// scan). Every invocation calls it (it holds barriers).
+// The sum of `count` over the parts before part `place`, and over all: Hillis and Steele's scan
+// in the parts' words, each step a read and a write behind their own barriers (two words an
+// invocation, one barrier a step, were 1-2% faster in run 201, but took 1 KiB more and so a
+// workgroup an SM: run 296). Every invocation calls it (it holds barriers).
 fn exclusive_count(count: u32, place: u32) -> vec2<u32> {
+    // Every part's words are read.
+    workgroupBarrier();
     var sum = count;
-    // Where the half holding the latest sums starts.
-    var latest = 0u;
-    wg_sums[place] = sum;
+    wg_words[place] = sum;
     workgroupBarrier();
     for (var step = 1u; step < WORKGROUP_SIZE; step <<= 1u) {
         if place >= step {
-            sum += wg_sums[latest + place - step];
+            sum += wg_words[place - step];
         }
-        // The other half was last read before the previous barrier.
-        latest = WORKGROUP_SIZE - latest;
-        wg_sums[latest + place] = sum;
+        workgroupBarrier();
+        wg_words[place] = sum;
         workgroupBarrier();
     }
-    let all = wg_sums[latest + WORKGROUP_SIZE - 1u];
-    // Everyone has read the sums before they are written again.
+    let all = wg_words[WORKGROUP_SIZE - 1u];
+    // Everyone has read the sums before the words are written again.
     workgroupBarrier();
     return vec2(sum - count, all);
 }

@@ -141,9 +141,9 @@ fn most_tiles() -> u32 {
     tuning::most_tiles_within_loop_budget(LOOPS_PER_TILE)
 }
 
-/// Bytes of workgroup memory of `set_tiles`: a tile of keys (and with values their slots), each
-/// invocation's part (a word, and one closing the tile), the scan of their counts (two words per
-/// invocation) and the look-back's (with or without subgroups).
+/// Bytes of workgroup memory of `set_tiles`: a tile of keys (and with values their slots), a word
+/// an invocation for its part and then the scan of the parts' counts, and the look-back's (with or
+/// without subgroups).
 fn workgroup_memory(
     (workgroup, items): Shape,
     key: KeyType,
@@ -155,8 +155,8 @@ fn workgroup_memory(
     let staged = if with_values { tile * 4 } else { 4 };
     tile * u64::from(key.size())
         + staged
-        + (u64::from(workgroup) + 1) * 4
-        + u64::from(workgroup) * 8
+        // `wg_words`: the parts, then the scan of their counts.
+        + u64::from(workgroup) * 4
         + look_back::workgroup_memory(subgroups)
 }
 

@@ -10,7 +10,7 @@
 //! radix scatter took 1.18x the time with 1 KiB more). So a shape's workgroup memory bounds its
 //! occupancy as much as its registers do, and both bounds sit together in the shapes chosen here:
 //! merge sort's block sort (22.5 KiB, 44 registers: two workgroups of 512), the radix scatter
-//! (15 KiB, 78 registers: three of 256), the set operations (14 KiB, 78: three of 256). Lowering
+//! (15 KiB, 78 registers: three of 256), the set operations (11 KiB, 64: four of 256). Lowering
 //! one alone buys nothing.
 
 use crate::key::KeyType;
@@ -198,19 +198,24 @@ pub(crate) fn select_items(key_size: u32) -> u32 {
 /// tiles took their places by look-back.
 pub(crate) const SELECT_WORKGROUP: u32 = 256;
 
-/// Set operations' shape where it fits: 256 invocations of 11 outputs, a tile of 2816 keys (and
-/// with values their slots). Run 152, union of 2^27 u32 keys on the H100 (the balanced path's
-/// serial set operation, the next tile loaded ahead): 1.017 ms at 256 x 11, 1.031 at 256 x 9,
-/// 1.186 at 256 x 13, 1.026 at 512 x 9, 1.203 at 512 x 7, 1.104 at 128 x 11; at 2^28 2.078
-/// (256 x 11) against 2.128 (256 x 9), intersection 2.078 against 2.209.
-pub(crate) const SET_SHAPE: Shape = (256, 11);
+/// Set operations' shape where it fits: 256 invocations of 10 outputs, a tile of 2560 keys (and
+/// with values their slots). On the H100 it holds 11292 bytes of workgroup memory and 64 registers
+/// (union) or 60 (intersection), so four workgroups fit an SM by both bounds (this file's head);
+/// 256 x 11 holds 12316 (three fit). Run 296, union / intersection of u32 keys at 2^24 / 2^26 /
+/// 2^28: 0.1470 / 0.4650 / 1.8591 and 0.1296 / 0.4069 / 1.6229 ms against 256 x 11's (with two
+/// words an invocation for its scan) 0.1550 / 0.4960 / 1.9939-2.0003 and 0.1365 / 0.4362 /
+/// 1.7239-1.7274; 2% slower at 2^20. Run 295: 512 x 10 (two workgroups an SM) 1.9103 / 1.6533 at
+/// 2^28, 512 x 9 1.967-2.000 / 1.752-1.793. Earlier (run 152, three workgroups of 256 or one of
+/// 512 an SM): 256 x 9 and 256 x 13 slower than 256 x 11, 512 x 9 level.
+pub(crate) const SET_SHAPE: Shape = (256, 10);
 
 /// Set operations' shape with values, where it fits: the kept elements' slots are staged too, and
 /// smaller tiles keep the workgroup's memory where the keys' shape holds it. Run 161, union of
 /// 2^28 u32 keys with u32 values on the H100: 5.71 ms at 256 x 6, 6.23 at 256 x 4, 6.47 at
 /// 256 x 5, 6.76 at 256 x 7, 6.65 at 256 x 8, 9.57 at 256 x 11, 8.22 at 128 x 11; intersection
 /// 3.59 at 256 x 6, 5.06 at 256 x 11 (run 160: the kernel before the balanced path, 5.42 and
-/// 3.49).
+/// 3.49). Since run 296's one word an invocation it holds 13336 bytes, three workgroups an SM as
+/// before (not timed since).
 pub(crate) const SET_PAIRS_SHAPE: Shape = (256, 6);
 
 /// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE (keys alone) or
@@ -726,12 +731,10 @@ mod tests {
     fn set_shape_shrinks_to_fit() {
         assert_eq!(set_shape(false, |_| true), Some(SET_SHAPE));
         assert_eq!(set_shape(true, |_| true), Some(SET_PAIRS_SHAPE));
-        // A tile of keys and, with values, their slots; the rest: each invocation's part (and one
-        // closing the tile), its count's two words, the look-back's.
+        // A tile of keys and, with values, their slots; the rest: a word an invocation (its part,
+        // then its count), the look-back's.
         let fits = |key: u32, slot: u32, limit: u32| {
-            move |(w, items): Shape| {
-                w * items * (key + slot) + 4 + (w + 1) * 4 + w * 8 + 280 <= limit
-            }
+            move |(w, items): Shape| w * items * (key + slot) + 4 + w * 4 + 280 <= limit
         };
         assert_eq!(set_shape(false, fits(4, 0, 16_384)), Some(SET_SHAPE));
         assert_eq!(set_shape(false, fits(8, 0, 16_384)), Some((256, 5)));
