@@ -21,7 +21,7 @@ use crate::ops::SetOperation;
 use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
-use crate::tuning::{self, Shape};
+use crate::tuning::{self, SetTiling};
 use crate::validate::{unsorted_at, unsorted_either};
 use crate::{Error, Gpu, Side};
 
@@ -93,7 +93,8 @@ struct SetKernel {
     key: KeyType,
     order: Order,
     value_size: u32,
-    shape: Shape,
+    /// The shape and the elements a tile holds (tuning::set_tiling).
+    tiling: SetTiling,
     look_back: LookBack,
     /// Whether the look-back's window is one subgroup's.
     subgroups: bool,
@@ -101,10 +102,11 @@ struct SetKernel {
 
 impl SetKernel {
     fn specialization(self) -> Specialization {
-        let (workgroup_size, items) = self.shape;
+        let ((workgroup_size, items), tile) = self.tiling;
         let mut constants = vec![
             ("WORKGROUP_SIZE", workgroup_size),
             ("ITEMS_PER_THREAD", items),
+            ("TILE", tile),
             ("DESCENDING", u32::from(self.order == Order::Descending)),
             ("SET_OPERATION", u32::from(self.operation.index())),
         ];
@@ -113,11 +115,7 @@ impl SetKernel {
         constants.push(("NARROW", 1));
         constants.push(("MOST_TILES", most_tiles()));
         // With values the kept elements' slots are staged too; keys alone need no such array.
-        let staged = if self.value_size > 0 {
-            workgroup_size * items
-        } else {
-            1
-        };
+        let staged = if self.value_size > 0 { tile } else { 1 };
         constants.push(("STAGED", staged));
         Specialization {
             params: vec![
@@ -145,12 +143,12 @@ fn most_tiles() -> u32 {
 /// an invocation for its part and then the scan of the parts' counts, and the look-back's (with or
 /// without subgroups).
 fn workgroup_memory(
-    (workgroup, items): Shape,
+    ((workgroup, _), tile): SetTiling,
     key: KeyType,
     with_values: bool,
     subgroups: bool,
 ) -> u64 {
-    let tile = u64::from(workgroup) * u64::from(items);
+    let tile = u64::from(tile);
     // `staged`: a slot per element with values, else one unused word.
     let staged = if with_values { tile * 4 } else { 4 };
     tile * u64::from(key.size())
@@ -350,25 +348,27 @@ impl Gpu {
         // The device's own checks decide what fits; where nothing does, the smallest shape's
         // error says why.
         let what = format!("a set operation on {} keys", key.name());
-        let check = |shape| {
-            self.check_shape(shape)?;
-            let subgroups = self.subgroups_fill(shape.0);
+        let check = |tiling: SetTiling| {
+            self.check_shape(tiling.0)?;
+            let subgroups = self.subgroups_fill(tiling.0 .0);
             self.check_workgroup_memory(
-                workgroup_memory(shape, key, value_size > 0, subgroups),
+                workgroup_memory(tiling, key, value_size > 0, subgroups),
                 &what,
             )
         };
-        let shape = match tuning::set_shape(value_size > 0, |shape| check(shape).is_ok()) {
-            Some(shape) => shape,
+        let with_values = value_size > 0;
+        let tiling = match tuning::set_tiling(operation, with_values, |t| check(t).is_ok()) {
+            Some(tiling) => tiling,
             None => {
-                check(tuning::SMALLEST_SET_SHAPE)?;
+                check(tuning::SMALLEST_SET_TILING)?;
                 return Err(Error::Unsupported(what));
             }
         };
-        self.check_storage_buffers(&SET_TILES, value_size > 0)?;
+        let (shape, tile) = tiling;
+        self.check_storage_buffers(&SET_TILES, with_values)?;
         // A balanced split may take one more input than merge path's, so boundaries every
         // tile - 1 outputs give tiles of at most `tile` inputs.
-        let spacing = shape.0 * shape.1 - 1;
+        let spacing = tile - 1;
         let tiles = len.div_ceil(spacing as usize);
         Ok(SetPlan {
             kernel: SetKernel {
@@ -376,7 +376,7 @@ impl Gpu {
                 key,
                 order,
                 value_size,
-                shape,
+                tiling,
                 look_back: self.default_look_back(),
                 subgroups: self.subgroups_fill(shape.0),
             },
@@ -689,18 +689,15 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         for key in KeyType::ALL {
             for order in [Order::Ascending, Order::Descending] {
                 for value_size in [0, 4, 8] {
-                    let shape = if value_size > 0 {
-                        tuning::SET_PAIRS_SHAPE
-                    } else {
-                        tuning::SET_SHAPE
-                    };
+                    let tiling =
+                        tuning::set_tiling(operation, value_size > 0, |_| true).expect("a tiling");
                     for (wait, subgroups) in [(false, false), (true, true)] {
                         let kernel = SetKernel {
                             operation,
                             key,
                             order,
                             value_size,
-                            shape,
+                            tiling,
                             look_back: LookBack {
                                 wait,
                                 spins: look_back::SPINS,
@@ -711,7 +708,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                             kernel: &SET_TILES,
                             specialization: kernel.specialization(),
                             workgroup_memory: workgroup_memory(
-                                shape,
+                                tiling,
                                 key,
                                 value_size > 0,
                                 subgroups,
@@ -755,7 +752,7 @@ mod tests {
         let room: Vec<u32> = vec![0; m + n];
         let (out_keys, out_values) = (upload(&room), upload(&room));
         let scratch = gpu.create_scratch();
-        let windows = [false, gpu.subgroups_fill(tuning::SET_SHAPE.0)];
+        let windows = [false, gpu.subgroups_fill(tuning::SET_TILING.0 .0)];
         let runs = SetOperation::ALL
             .into_iter()
             .flat_map(|op| windows.map(|w| (op, w)));

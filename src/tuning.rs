@@ -10,10 +10,11 @@
 //! radix scatter took 1.18x the time with 1 KiB more). So a shape's workgroup memory bounds its
 //! occupancy as much as its registers do, and both bounds sit together in the shapes chosen here:
 //! merge sort's block sort (22.5 KiB, 44 registers: two workgroups of 512), the radix scatter
-//! (15 KiB, 78 registers: three of 256), the set operations (11 KiB, 64: four of 256). Lowering
+//! (15 KiB, 78 registers: three of 256), the set operations (11-12 KiB, 64: four of 256). Lowering
 //! one alone buys nothing.
 
 use crate::key::KeyType;
+use crate::ops::SetOperation;
 
 /// A kernel's shape: invocations per workgroup and items per invocation.
 pub(crate) type Shape = (u32, u32);
@@ -198,16 +199,28 @@ pub(crate) fn select_items(key_size: u32) -> u32 {
 /// tiles took their places by look-back.
 pub(crate) const SELECT_WORKGROUP: u32 = 256;
 
-/// Set operations' shape where it fits: 256 invocations of 10 outputs, a tile of 2560 keys (and
-/// with values their slots). On the H100 it holds 11292 bytes of workgroup memory and 64 registers
-/// (union) or 60 (intersection), so four workgroups fit an SM by both bounds (this file's head);
-/// 256 x 11 holds 12316 (three fit). Run 296, union / intersection of u32 keys at 2^24 / 2^26 /
-/// 2^28: 0.1470 / 0.4650 / 1.8591 and 0.1296 / 0.4069 / 1.6229 ms against 256 x 11's (with two
-/// words an invocation for its scan) 0.1550 / 0.4960 / 1.9939-2.0003 and 0.1365 / 0.4362 /
-/// 1.7239-1.7274; 2% slower at 2^20. Run 295: 512 x 10 (two workgroups an SM) 1.9103 / 1.6533 at
-/// 2^28, 512 x 9 1.967-2.000 / 1.752-1.793. Earlier (run 152, three workgroups of 256 or one of
-/// 512 an SM): 256 x 9 and 256 x 13 slower than 256 x 11, 512 x 9 level.
-pub(crate) const SET_SHAPE: Shape = (256, 10);
+/// A set operation's tiling: its shape, and the elements a tile holds (at most the shape's
+/// outputs: a tile may stop short of them so that its workgroup memory stays under a bound).
+pub(crate) type SetTiling = (Shape, u32);
+
+/// Union's and intersection's tiling where it fits: 256 invocations of 11 outputs, tiles of 2800
+/// keys (not 2816), so that `set_tiles` holds 12252 bytes of workgroup memory and, in 64
+/// registers, four workgroups fit an SM by both bounds (this file's head). Run 297, u32 keys at
+/// 2^22 / 2^24 / 2^26 / 2^28 on the H100: union 0.0546 / 0.1434 / 0.4433 / 1.8080 ms and
+/// intersection 0.0486 / 0.1257 / 0.3856 / 1.5420, against [`SET_DIFFERENCE_TILING`]'s
+/// 0.0567 / 0.1473-0.1474 / 0.4652-0.4656 / 1.8554-1.8715 and 0.0495 / 0.1307 / 0.4067-0.4071 /
+/// 1.6364-1.6383; at 2^20 level.
+pub(crate) const SET_TILING: SetTiling = ((256, 11), 2800);
+
+/// Difference's and symmetric difference's tiling where it fits: 256 x 10 (11292 bytes; 64 and 60
+/// registers: four workgroups an SM). At 256 x 11 they take 74 and 80 registers (three an SM):
+/// run 297 at 2^28, 1.8803 and 2.0420 ms in tiles of 2800 against 1.7474-1.7664 and
+/// 1.7992-1.8062 here. Runs 295-296 chose 256 x 10 over 256 x 11 (with two words an invocation
+/// for the scan: 12316 bytes, three an SM) for every operation: union 6-7% faster from 2^24; and
+/// over 512 x 10 and 512 x 9 (two workgroups of 512 an SM: union at 2^28 1.9103 and 1.967-2.000
+/// against 1.8591). Run 152 (three workgroups of 256 or one of 512 an SM): 256 x 9 and 256 x 13
+/// slower than 256 x 11, 512 x 9 level.
+pub(crate) const SET_DIFFERENCE_TILING: SetTiling = ((256, 10), 2560);
 
 /// Set operations' shape with values, where it fits: the kept elements' slots are staged too, and
 /// smaller tiles keep the workgroup's memory where the keys' shape holds it. Run 161, union of
@@ -218,23 +231,29 @@ pub(crate) const SET_SHAPE: Shape = (256, 10);
 /// before (not timed since).
 pub(crate) const SET_PAIRS_SHAPE: Shape = (256, 6);
 
-/// Set operations' shape on a device where `fits` says which shapes fit: SET_SHAPE (keys alone) or
-/// SET_PAIRS_SHAPE (with values), else smaller tiles of the same workgroup (WebGPU's default
-/// 16 KiB takes SET_SHAPE for 32-bit keys alone and SET_PAIRS_SHAPE for 32-bit pairs, 256 x 5
-/// for 64-bit keys, 256 x 4 for 64-bit pairs), or None.
-pub(crate) fn set_shape(with_values: bool, fits: impl Fn(Shape) -> bool) -> Option<Shape> {
-    let first = if with_values {
-        SET_PAIRS_SHAPE
-    } else {
-        SET_SHAPE
+/// A set operation's tiling on a device where `fits` says which tilings fit: [`SET_TILING`] for
+/// union and intersection of keys alone, [`SET_DIFFERENCE_TILING`] for the others,
+/// [`SET_PAIRS_SHAPE`] with values, else smaller tiles of the same workgroup (WebGPU's default
+/// 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 5 for 64-bit keys, 256 x 4
+/// for 64-bit pairs), or None. Tiles other than the first are the shape's outputs.
+pub(crate) fn set_tiling(
+    operation: SetOperation,
+    with_values: bool,
+    fits: impl Fn(SetTiling) -> bool,
+) -> Option<SetTiling> {
+    let full = |(w, i): Shape| ((w, i), w * i);
+    let first = match operation {
+        _ if with_values => full(SET_PAIRS_SHAPE),
+        SetOperation::Union | SetOperation::Intersection => SET_TILING,
+        SetOperation::Difference | SetOperation::SymmetricDifference => SET_DIFFERENCE_TILING,
     };
-    [first, (256, 5), (256, 4), SMALLEST_SET_SHAPE]
+    [first, full((256, 5)), full((256, 4)), SMALLEST_SET_TILING]
         .into_iter()
-        .find(|&s| fits(s))
+        .find(|&t| fits(t))
 }
 
-/// The last shape set_shape tries.
-pub(crate) const SMALLEST_SET_SHAPE: Shape = (256, 3);
+/// The last tiling set_tiling tries.
+pub(crate) const SMALLEST_SET_TILING: SetTiling = ((256, 3), 768);
 
 /// Rounds of 256 keys each workgroup of radix sort ranks per tile (tiles of 2048) unless
 /// [`radix_rounds_wanted`] says otherwise, and its ceiling (`MAX_ROUNDS` in radix_sort.wgsl).
@@ -612,15 +631,17 @@ mod tests {
     fn shapes_fit_webgpu_defaults() {
         let limits = wgpu::Limits::default();
         let memory = u64::from(limits.max_compute_workgroup_storage_size);
-        for (workgroup, items) in [SET_SHAPE, SCAN_SHAPE, book_shape(true, KeyType::U64)] {
+        for (workgroup, items) in [SET_TILING.0, SCAN_SHAPE, book_shape(true, KeyType::U64)] {
             assert!(workgroup <= limits.max_compute_invocations_per_workgroup);
             assert!(items <= MAX_ITEMS_PER_THREAD);
         }
         // Sets: some shape takes a tile of 64-bit keys and slots (and a word per invocation and
         // the look-back's 280 bytes).
-        let fits = |(w, i): Shape| u64::from(w * i * (8 + 4) + w * 4 + 280) <= memory;
-        assert!(set_shape(true, fits).is_some());
-        assert!(set_shape(false, fits).is_some());
+        let fits = |((w, _), tile): SetTiling| u64::from(tile * (8 + 4) + w * 4 + 280) <= memory;
+        for operation in SetOperation::ALL {
+            assert!(set_tiling(operation, true, fits).is_some());
+            assert!(set_tiling(operation, false, fits).is_some());
+        }
     }
 
     #[test]
@@ -728,19 +749,49 @@ mod tests {
     }
 
     #[test]
-    fn set_shape_shrinks_to_fit() {
-        assert_eq!(set_shape(false, |_| true), Some(SET_SHAPE));
-        assert_eq!(set_shape(true, |_| true), Some(SET_PAIRS_SHAPE));
+    fn set_tiling_shrinks_to_fit() {
+        use SetOperation::*;
+        let any = |_| true;
+        assert_eq!(set_tiling(Union, false, any), Some(SET_TILING));
+        assert_eq!(set_tiling(Intersection, false, any), Some(SET_TILING));
+        assert_eq!(
+            set_tiling(Difference, false, any),
+            Some(SET_DIFFERENCE_TILING)
+        );
+        assert_eq!(
+            set_tiling(SymmetricDifference, false, any),
+            Some(SET_DIFFERENCE_TILING)
+        );
+        assert_eq!(set_tiling(Union, true, any), Some((SET_PAIRS_SHAPE, 1536)));
+        // Every tile is at most its shape's outputs (each part at most ITEMS_PER_THREAD + 1).
+        for (op, values) in SetOperation::ALL
+            .into_iter()
+            .flat_map(|op| [(op, false), (op, true)])
+        {
+            let ((w, i), tile) = set_tiling(op, values, any).unwrap();
+            assert!(tile <= w * i, "{op:?}");
+        }
         // A tile of keys and, with values, their slots; the rest: a word an invocation (its part,
         // then its count), the look-back's.
         let fits = |key: u32, slot: u32, limit: u32| {
-            move |(w, items): Shape| w * items * (key + slot) + 4 + w * 4 + 280 <= limit
+            move |((w, _), tile): SetTiling| tile * (key + slot) + 4 + w * 4 + 280 <= limit
         };
-        assert_eq!(set_shape(false, fits(4, 0, 16_384)), Some(SET_SHAPE));
-        assert_eq!(set_shape(false, fits(8, 0, 16_384)), Some((256, 5)));
-        assert_eq!(set_shape(true, fits(4, 4, 16_384)), Some(SET_PAIRS_SHAPE));
-        assert_eq!(set_shape(true, fits(8, 4, 16_384)), Some((256, 4)));
-        assert_eq!(set_shape(true, fits(8, 4, 49_152)), Some(SET_PAIRS_SHAPE));
-        assert_eq!(set_shape(false, |_| false), None);
+        assert_eq!(
+            set_tiling(Union, false, fits(4, 0, 16_384)),
+            Some(SET_TILING)
+        );
+        assert_eq!(
+            set_tiling(Union, false, fits(8, 0, 16_384)),
+            Some(((256, 5), 1280))
+        );
+        assert_eq!(
+            set_tiling(Union, true, fits(4, 4, 16_384)),
+            Some((SET_PAIRS_SHAPE, 1536))
+        );
+        assert_eq!(
+            set_tiling(Union, true, fits(8, 4, 16_384)),
+            Some(((256, 4), 1024))
+        );
+        assert_eq!(set_tiling(Union, false, |_| false), None);
     }
 }
