@@ -135,6 +135,9 @@ enum Operation {
     /// Each set operation on the two halves: device time on resident buffers (Thrust's
     /// set_union and set_intersection the anchors), and end to end.
     Set,
+    /// Union and intersection of the two halves with u32 values (each key's index), device time
+    /// on resident buffers: keys and values read, kept keys and values written.
+    SetPairs,
     /// search_sorted of one half (as needles, sorted, then shuffled) in the other, device time:
     /// compare with merge at the same size.
     Search,
@@ -377,6 +380,15 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         let label = set_operation.name().to_string();
                         outcome.push(
                             bench_set(&gpu, set_operation, &a, &b, args).map_err(|e| (label, e)),
+                        );
+                    }
+                }
+                Operation::SetPairs => {
+                    for set_operation in [SetOperation::Union, SetOperation::Intersection] {
+                        let label = format!("{} + values", set_operation.name());
+                        outcome.push(
+                            bench_set_pairs(&gpu, set_operation, &a, &b, args)
+                                .map_err(|e| (label, e)),
                         );
                     }
                 }
@@ -1057,6 +1069,58 @@ fn bench_set(
     });
     row.end_to_end_ms = Some(end_to_end.as_secs_f64() * 1e3);
     row.correct = Some(resident_correct && got? == want);
+    Ok(row)
+}
+
+/// A set operation on the two halves with u32 values (each key's index in the concatenated
+/// input): device time on resident buffers, checked against the CPU. It must read both inputs'
+/// keys and values and write the kept ones.
+fn bench_set_pairs(
+    gpu: &Gpu,
+    operation: SetOperation,
+    a: &[u32],
+    b: &[u32],
+    args: &Args,
+) -> Result<Row, Failure> {
+    let n = a.len() + b.len();
+    let (a_values, b_values): (Vec<u32>, Vec<u32>) = (
+        (0..a.len() as u32).collect(),
+        (a.len() as u32..n as u32).collect(),
+    );
+    let (want_keys, want_values) =
+        cpu::set_operation_pairs_ordered(operation, a, &a_values, b, &b_values, Order::Ascending);
+    let buffer = |words: &[u32]| timing::storage_buffer(gpu, words);
+    let (a_keys, b_keys, a_moved, b_moved) =
+        (buffer(a), buffer(b), buffer(&a_values), buffer(&b_values));
+    let (out, out_values, count) = (
+        output_buffer(gpu, n),
+        output_buffer(gpu, n),
+        output_buffer(gpu, 1),
+    );
+    let buffers = SetBuffers {
+        a: &a_keys,
+        a_len: a.len(),
+        b: &b_keys,
+        b_len: b.len(),
+        out: &out,
+        count: &count,
+        values: Some(ValueBuffers {
+            a: &a_moved,
+            b: &b_moved,
+            out: &out_values,
+            value_size: 4,
+        }),
+    };
+    let scratch = gpu.create_scratch();
+    let options = SetOptions::default();
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        gpu.encode_set_operation::<u32>(encoder, &scratch, operation, &buffers, &options)
+    })?;
+    let keys = read_counted(gpu, &out, &count)?;
+    let values = timing::read_words(gpu, &out_values, keys.len())?;
+    let bytes = 8.0 * (n + want_keys.len()) as f64 / n as f64;
+    let mut row = Row::new("set_pairs", operation.name(), Some("u32"), n, time, bytes);
+    row.correct = Some(keys == want_keys && values == want_values);
     Ok(row)
 }
 
