@@ -235,7 +235,7 @@ pub(crate) const SET_PAIRS_SHAPE: Shape = (256, 6);
 /// union and intersection of keys alone, [`SET_DIFFERENCE_TILING`] for the others,
 /// [`SET_PAIRS_SHAPE`] with values, else smaller tiles of the same workgroup (WebGPU's default
 /// 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 5 for 64-bit keys, 256 x 4
-/// for 64-bit pairs), or None. Tiles other than the first are the shape's outputs.
+/// for 64-bit pairs), or None. Only [`SET_TILING`] stops short of its shape's outputs.
 pub(crate) fn set_tiling(
     operation: SetOperation,
     with_values: bool,
