@@ -1029,6 +1029,47 @@ fn read_counted(gpu: &Gpu, out: &wgpu::Buffer, count: &wgpu::Buffer) -> Result<V
     timing::read_words(gpu, out, len)
 }
 
+/// A set operation on resident buffers, with `values` moved with the keys if given: the median
+/// device time (the count left on the GPU) and the kept keys and values read back.
+fn time_resident_set(
+    gpu: &Gpu,
+    operation: SetOperation,
+    (a, b): (&[u32], &[u32]),
+    values: Option<(&[u32], &[u32])>,
+    repeats: usize,
+) -> Result<(Duration, Vec<u32>, Vec<u32>), Failure> {
+    let n = a.len() + b.len();
+    let buffer = |words: &[u32]| timing::storage_buffer(gpu, words);
+    let (a_keys, b_keys) = (buffer(a), buffer(b));
+    let moved = values.map(|(a, b)| (buffer(a), buffer(b), output_buffer(gpu, n)));
+    let (out, count) = (output_buffer(gpu, n), output_buffer(gpu, 1));
+    let buffers = SetBuffers {
+        a: &a_keys,
+        a_len: a.len(),
+        b: &b_keys,
+        b_len: b.len(),
+        out: &out,
+        count: &count,
+        values: moved.as_ref().map(|(a, b, out)| ValueBuffers {
+            a,
+            b,
+            out,
+            value_size: 4,
+        }),
+    };
+    let scratch = gpu.create_scratch();
+    let options = SetOptions::default();
+    let time = timing::median_gpu_time(gpu, repeats, |encoder| {
+        gpu.encode_set_operation::<u32>(encoder, &scratch, operation, &buffers, &options)
+    })?;
+    let keys = read_counted(gpu, &out, &count)?;
+    let kept_values = match &moved {
+        Some((_, _, out_values)) => timing::read_words(gpu, out_values, keys.len())?,
+        None => Vec::new(),
+    };
+    Ok((time, keys, kept_values))
+}
+
 /// Each set operation on the two halves: device time on resident buffers (the count left on
 /// the GPU), checked against the CPU, and end to end. It must read both inputs and write what
 /// it keeps.
@@ -1041,27 +1082,8 @@ fn bench_set(
 ) -> Result<Row, Failure> {
     let n = a.len() + b.len();
     let want = cpu::set_operation(operation, a, b);
-    let (a_buffer, b_buffer) = (
-        timing::storage_buffer(gpu, a),
-        timing::storage_buffer(gpu, b),
-    );
-    let (out, count) = (output_buffer(gpu, n), output_buffer(gpu, 1));
-    let buffers = SetBuffers {
-        a: &a_buffer,
-        a_len: a.len(),
-        b: &b_buffer,
-        b_len: b.len(),
-        out: &out,
-        count: &count,
-        values: None,
-    };
-    let scratch = gpu.create_scratch();
-    let options = SetOptions::default();
-    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
-        gpu.encode_set_operation::<u32>(encoder, &scratch, operation, &buffers, &options)
-    })?;
-    let resident_correct = read_counted(gpu, &out, &count)? == want;
-    drop((a_buffer, b_buffer, out, count));
+    let (time, got, _) = time_resident_set(gpu, operation, (a, b), None, args.repeats)?;
+    let resident_correct = got == want;
     let bytes = 4.0 * (n + want.len()) as f64 / n as f64;
     let mut row = Row::new("set", operation.name(), None, n, time, bytes);
     let (end_to_end, got) = timing::median_wall_time(args.end_to_end_repeats.clamp(1, 5), || {
@@ -1089,38 +1111,12 @@ fn bench_set_pairs(
     );
     let (want_keys, want_values) =
         cpu::set_operation_pairs_ordered(operation, a, &a_values, b, &b_values, Order::Ascending);
-    let buffer = |words: &[u32]| timing::storage_buffer(gpu, words);
-    let (a_keys, b_keys, a_moved, b_moved) =
-        (buffer(a), buffer(b), buffer(&a_values), buffer(&b_values));
-    let (out, out_values, count) = (
-        output_buffer(gpu, n),
-        output_buffer(gpu, n),
-        output_buffer(gpu, 1),
-    );
-    let buffers = SetBuffers {
-        a: &a_keys,
-        a_len: a.len(),
-        b: &b_keys,
-        b_len: b.len(),
-        out: &out,
-        count: &count,
-        values: Some(ValueBuffers {
-            a: &a_moved,
-            b: &b_moved,
-            out: &out_values,
-            value_size: 4,
-        }),
-    };
-    let scratch = gpu.create_scratch();
-    let options = SetOptions::default();
-    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
-        gpu.encode_set_operation::<u32>(encoder, &scratch, operation, &buffers, &options)
-    })?;
-    let keys = read_counted(gpu, &out, &count)?;
-    let values = timing::read_words(gpu, &out_values, keys.len())?;
+    let values = Some((&a_values[..], &b_values[..]));
+    let (time, keys, kept_values) =
+        time_resident_set(gpu, operation, (a, b), values, args.repeats)?;
     let bytes = 8.0 * (n + want_keys.len()) as f64 / n as f64;
     let mut row = Row::new("set_pairs", operation.name(), Some("u32"), n, time, bytes);
-    row.correct = Some(keys == want_keys && values == want_values);
+    row.correct = Some(keys == want_keys && kept_values == want_values);
     Ok(row)
 }
 
