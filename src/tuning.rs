@@ -222,20 +222,32 @@ pub(crate) const SET_TILING: SetTiling = ((256, 11), 2800);
 /// slower than 256 x 11, 512 x 9 level.
 pub(crate) const SET_DIFFERENCE_TILING: SetTiling = ((256, 10), 2560);
 
-/// Set operations' shape with values, where it fits: the kept elements' slots are staged too, and
-/// smaller tiles keep the workgroup's memory where the keys' shape holds it. Run 161, union of
-/// 2^28 u32 keys with u32 values on the H100: 5.71 ms at 256 x 6, 6.23 at 256 x 4, 6.47 at
-/// 256 x 5, 6.76 at 256 x 7, 6.65 at 256 x 8, 9.57 at 256 x 11, 8.22 at 128 x 11; intersection
-/// 3.59 at 256 x 6, 5.06 at 256 x 11 (run 160: the kernel before the balanced path, 5.42 and
-/// 3.49). Since run 296's one word an invocation it holds 13336 bytes, three workgroups an SM as
-/// before (not timed since).
+/// Set operations' shape with values: the kept elements' slots are staged too, and smaller tiles
+/// keep the workgroup's memory where the keys' shape holds it. Run 161, union of 2^28 u32 keys
+/// with u32 values on the H100: 5.71 ms at 256 x 6, 6.23 at 256 x 4, 6.47 at 256 x 5, 6.76 at
+/// 256 x 7, 6.65 at 256 x 8, 9.57 at 256 x 11, 8.22 at 128 x 11; intersection 3.59 at 256 x 6,
+/// 5.06 at 256 x 11 (run 160: the kernel before the balanced path, 5.42 and 3.49).
 pub(crate) const SET_PAIRS_SHAPE: Shape = (256, 6);
+
+/// Set operations' tiling with values, where it fits: [`SET_PAIRS_SHAPE`] in tiles of 1400
+/// (12248 bytes, 64 registers: four workgroups an SM, where full tiles of 1536 hold 13336 bytes
+/// and 68-72 registers, three). H100, u32 keys and values at 2^22 / 2^24 / 2^26 / 2^28, ms:
+/// - run 298: union 0.0983 / 0.2831 / 1.2378 / 5.4248 and intersection 0.0631 / 0.1887 / 0.7500
+///   / 3.3416, against full tiles' 0.1034 / 0.3121-0.3125 / 1.2806-1.2857 / 5.5776-5.6654 and
+///   0.0657-0.0658 / 0.2056-0.2057 / 0.7813-0.7815 / 3.4412-3.4526; 256 x 5 (11288 bytes)
+///   5.6896 and 3.6375 at 2^28, 256 x 4 5.8808 and 3.9262;
+/// - run 300: difference 0.0842-0.0843 / 0.2325-0.2326 / 0.9401-0.9411 / 4.1051-4.1127 and
+///   symmetric difference 0.0991 / 0.2853 / 1.2489-1.2730 / 5.5820-5.6367 (16 bytes spilled),
+///   against full tiles' 0.0872-0.0874 / 0.2580 / 0.9895 / 4.3119-4.3275 and 0.1039-0.1040 /
+///   0.3140-0.3141 / 1.2893-1.2930 / 5.7469-5.7924; 256 x 5 4.5502 and 5.5774 at 2^28.
+pub(crate) const SET_PAIRS_TILING: SetTiling = (SET_PAIRS_SHAPE, 1400);
 
 /// A set operation's tiling on a device where `fits` says which tilings fit: [`SET_TILING`] for
 /// union and intersection of keys alone, [`SET_DIFFERENCE_TILING`] for the others,
-/// [`SET_PAIRS_SHAPE`] with values, else smaller tiles of the same workgroup (WebGPU's default
-/// 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 5 for 64-bit keys, 256 x 4
-/// for 64-bit pairs), or None. Only [`SET_TILING`] stops short of its shape's outputs.
+/// [`SET_PAIRS_TILING`] with values, else smaller tiles of the same workgroup (WebGPU's default
+/// 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 5 for 64-bit keys, 256 x
+/// 4 for 64-bit pairs), or None. Only [`SET_TILING`] and [`SET_PAIRS_TILING`] stop short of their
+/// shape's outputs.
 pub(crate) fn set_tiling(
     operation: SetOperation,
     with_values: bool,
@@ -243,7 +255,7 @@ pub(crate) fn set_tiling(
 ) -> Option<SetTiling> {
     let full = |(w, i): Shape| ((w, i), w * i);
     let first = match operation {
-        _ if with_values => full(SET_PAIRS_SHAPE),
+        _ if with_values => SET_PAIRS_TILING,
         SetOperation::Union | SetOperation::Intersection => SET_TILING,
         SetOperation::Difference | SetOperation::SymmetricDifference => SET_DIFFERENCE_TILING,
     };
@@ -762,7 +774,9 @@ mod tests {
             set_tiling(SymmetricDifference, false, any),
             Some(SET_DIFFERENCE_TILING)
         );
-        assert_eq!(set_tiling(Union, true, any), Some((SET_PAIRS_SHAPE, 1536)));
+        for op in SetOperation::ALL {
+            assert_eq!(set_tiling(op, true, any), Some(SET_PAIRS_TILING));
+        }
         // Every tile is at most its shape's outputs (each part at most ITEMS_PER_THREAD + 1).
         for (op, values) in SetOperation::ALL
             .into_iter()
@@ -786,7 +800,7 @@ mod tests {
         );
         assert_eq!(
             set_tiling(Union, true, fits(4, 4, 16_384)),
-            Some((SET_PAIRS_SHAPE, 1536))
+            Some(SET_PAIRS_TILING)
         );
         assert_eq!(
             set_tiling(Union, true, fits(8, 4, 16_384)),
