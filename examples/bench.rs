@@ -135,9 +135,12 @@ enum Operation {
     /// Each set operation on the two halves: device time on resident buffers (Thrust's
     /// set_union and set_intersection the anchors), and end to end.
     Set,
-    /// Union and intersection of the two halves with u32 values (each key's index), device time
-    /// on resident buffers: keys and values read, kept keys and values written.
+    /// Each set operation on the two halves with u32 values (each key's index), device time on
+    /// resident buffers: keys and values read, kept keys and values written.
     SetPairs,
+    /// Each set operation on the two halves as u64 keys (each u32 key spread over both words),
+    /// device time on resident buffers.
+    SetWide,
     /// search_sorted of one half (as needles, sorted, then shuffled) in the other, device time:
     /// compare with merge at the same size.
     Search,
@@ -384,10 +387,19 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     }
                 }
                 Operation::SetPairs => {
-                    for set_operation in [SetOperation::Union, SetOperation::Intersection] {
+                    for set_operation in SetOperation::ALL {
                         let label = format!("{} + values", set_operation.name());
                         outcome.push(
                             bench_set_pairs(&gpu, set_operation, &a, &b, args)
+                                .map_err(|e| (label, e)),
+                        );
+                    }
+                }
+                Operation::SetWide => {
+                    for set_operation in SetOperation::ALL {
+                        let label = format!("{}, u64 keys", set_operation.name());
+                        outcome.push(
+                            bench_set_wide(&gpu, set_operation, &a, &b, args)
                                 .map_err(|e| (label, e)),
                         );
                     }
@@ -1023,26 +1035,24 @@ fn output_buffer(gpu: &Gpu, words: usize) -> wgpu::Buffer {
     })
 }
 
-/// The first word of `count`, then that many words of `out`.
-fn read_counted(gpu: &Gpu, out: &wgpu::Buffer, count: &wgpu::Buffer) -> Result<Vec<u32>, Failure> {
-    let len = timing::read_words(gpu, count, 1)?[0] as usize;
-    timing::read_words(gpu, out, len)
-}
-
 /// A set operation on resident buffers, with `values` moved with the keys if given: the median
-/// device time (the count left on the GPU) and the kept keys and values read back.
-fn time_resident_set(
+/// device time (the count left on the GPU) and the kept keys' words and values read back.
+fn time_resident_set<K: wgmerge::Key>(
     gpu: &Gpu,
     operation: SetOperation,
-    (a, b): (&[u32], &[u32]),
+    (a, b): (&[K], &[K]),
     values: Option<(&[u32], &[u32])>,
     repeats: usize,
 ) -> Result<(Duration, Vec<u32>, Vec<u32>), Failure> {
     let n = a.len() + b.len();
+    let key_words = std::mem::size_of::<K>() / 4;
     let buffer = |words: &[u32]| timing::storage_buffer(gpu, words);
-    let (a_keys, b_keys) = (buffer(a), buffer(b));
+    let (a_keys, b_keys) = (
+        buffer(bytemuck::cast_slice(a)),
+        buffer(bytemuck::cast_slice(b)),
+    );
     let moved = values.map(|(a, b)| (buffer(a), buffer(b), output_buffer(gpu, n)));
-    let (out, count) = (output_buffer(gpu, n), output_buffer(gpu, 1));
+    let (out, count) = (output_buffer(gpu, n * key_words), output_buffer(gpu, 1));
     let buffers = SetBuffers {
         a: &a_keys,
         a_len: a.len(),
@@ -1060,11 +1070,12 @@ fn time_resident_set(
     let scratch = gpu.create_scratch();
     let options = SetOptions::default();
     let time = timing::median_gpu_time(gpu, repeats, |encoder| {
-        gpu.encode_set_operation::<u32>(encoder, &scratch, operation, &buffers, &options)
+        gpu.encode_set_operation::<K>(encoder, &scratch, operation, &buffers, &options)
     })?;
-    let keys = read_counted(gpu, &out, &count)?;
+    let kept = timing::read_words(gpu, &count, 1)?[0] as usize;
+    let keys = timing::read_words(gpu, &out, kept * key_words)?;
     let kept_values = match &moved {
-        Some((_, _, out_values)) => timing::read_words(gpu, out_values, keys.len())?,
+        Some((_, _, out_values)) => timing::read_words(gpu, out_values, kept)?,
         None => Vec::new(),
     };
     Ok((time, keys, kept_values))
@@ -1118,6 +1129,40 @@ fn bench_set_pairs(
     let mut row = Row::new("set_pairs", operation.name(), Some("u32"), n, time, bytes);
     row.correct = Some(keys == want_keys && kept_values == want_values);
     Ok(row)
+}
+
+/// A set operation on the two halves as u64 keys, each u32 key spread over both words
+/// (`spread_u64`): device time on resident buffers, checked against the CPU.
+fn bench_set_wide(
+    gpu: &Gpu,
+    operation: SetOperation,
+    a: &[u32],
+    b: &[u32],
+    args: &Args,
+) -> Result<Row, Failure> {
+    let n = a.len() + b.len();
+    let want = spread_u64(&cpu::set_operation(operation, a, b));
+    let (wide_a, wide_b) = (spread_u64(a), spread_u64(b));
+    let (time, got, _) = time_resident_set(
+        gpu,
+        operation,
+        (&wide_a[..], &wide_b[..]),
+        None,
+        args.repeats,
+    )?;
+    let bytes = 8.0 * (n + want.len()) as f64 / n as f64;
+    let mut row = Row::new("set", operation.name(), None, n, time, bytes);
+    row.key_type = "u64".into();
+    row.correct = Some(got == bytemuck::cast_slice::<u64, u32>(&want));
+    Ok(row)
+}
+
+/// Each u32 key in both words of a u64 key, in the same order: both words vary and the high one
+/// decides.
+fn spread_u64(keys: &[u32]) -> Vec<u64> {
+    keys.iter()
+        .map(|&k| (u64::from(k) << 32) | u64::from(k.rotate_left(16)))
+        .collect()
 }
 
 fn search_label(sorted: bool) -> &'static str {
@@ -1204,10 +1249,7 @@ fn bench_dedup(gpu: &Gpu, n: usize, shape: DedupShape, args: &Args) -> Result<Ro
     keys.par_sort_unstable();
     let index: Vec<u32> = (0..n as u32).collect();
     let (want_keys, want_values) = cpu::dedup_pairs(&keys, &index, false);
-    // The u32 key's value spread over both words of a u64 key, so both words order it.
-    let widen =
-        |keys: &[u32]| -> Vec<u64> { keys.iter().map(|&k| u64::from(k) * 0x1_0001_0001).collect() };
-    let wide = widen(&keys);
+    let wide = spread_u64(&keys);
     let key_words = if shape == DedupShape::WideKeys { 2 } else { 1 };
     let input = match shape {
         DedupShape::WideKeys => timing::storage_buffer(gpu, bytemuck::cast_slice(&wide)),
@@ -1239,7 +1281,7 @@ fn bench_dedup(gpu: &Gpu, n: usize, shape: DedupShape, args: &Args) -> Result<Ro
         DedupShape::Pairs => {
             got == want_keys && timing::read_words(gpu, &values_out, kept)? == want_values
         }
-        DedupShape::WideKeys => got == bytemuck::cast_slice::<u64, u32>(&widen(&want_keys)),
+        DedupShape::WideKeys => got == bytemuck::cast_slice::<u64, u32>(&spread_u64(&want_keys)),
     };
     let element = 4.0 * key_words as f64 + if shape == DedupShape::Pairs { 4.0 } else { 0.0 };
     let bytes = element * (n + kept) as f64 / n as f64;
