@@ -357,13 +357,14 @@ impl Gpu {
             )
         };
         let with_values = value_size > 0;
-        let tiling = match tuning::set_tiling(operation, with_values, |t| check(t).is_ok()) {
-            Some(tiling) => tiling,
-            None => {
-                check(tuning::SMALLEST_SET_TILING)?;
-                return Err(Error::Unsupported(what));
-            }
-        };
+        let tiling =
+            match tuning::set_tiling(operation, key.size(), with_values, |t| check(t).is_ok()) {
+                Some(tiling) => tiling,
+                None => {
+                    check(tuning::SMALLEST_SET_TILING)?;
+                    return Err(Error::Unsupported(what));
+                }
+            };
         let (shape, tile) = tiling;
         self.check_storage_buffers(&SET_TILES, with_values)?;
         // A balanced split may take one more input than merge path's, so boundaries every
@@ -690,7 +691,8 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
             for order in [Order::Ascending, Order::Descending] {
                 for value_size in [0, 4, 8] {
                     let tiling =
-                        tuning::set_tiling(operation, value_size > 0, |_| true).expect("a tiling");
+                        tuning::set_tiling(operation, key.size(), value_size > 0, |_| true)
+                            .expect("a tiling");
                     for (wait, subgroups) in [(false, false), (true, true)] {
                         let kernel = SetKernel {
                             operation,

@@ -10,8 +10,8 @@
 //! radix scatter took 1.18x the time with 1 KiB more). So a shape's workgroup memory bounds its
 //! occupancy as much as its registers do, and both bounds sit together in the shapes chosen here:
 //! merge sort's block sort (22.5 KiB, 44 registers: two workgroups of 512), the radix scatter
-//! (15 KiB, 78 registers: three of 256), the set operations (11-12 KiB, 64: four of 256). Lowering
-//! one alone buys nothing.
+//! (15 KiB, 78 registers: three of 256), the set operations (11-12 KiB, 64: four of 256; on
+//! 64-bit keys 15-16 KiB, 61-80: three). Lowering one alone buys nothing.
 
 use crate::key::KeyType;
 use crate::ops::SetOperation;
@@ -242,26 +242,57 @@ pub(crate) const SET_PAIRS_SHAPE: Shape = (256, 6);
 ///   0.3140-0.3141 / 1.2893-1.2930 / 5.7469-5.7924; 256 x 5 4.5502 and 5.5774 at 2^28.
 pub(crate) const SET_PAIRS_TILING: SetTiling = (SET_PAIRS_SHAPE, 1400);
 
-/// A set operation's tiling on a device where `fits` says which tilings fit: [`SET_TILING`] for
-/// union and intersection of keys alone, [`SET_DIFFERENCE_TILING`] for the others,
-/// [`SET_PAIRS_TILING`] with values, else smaller tiles of the same workgroup (WebGPU's default
-/// 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 5 for 64-bit keys, 256 x
-/// 4 for 64-bit pairs), or None. Only [`SET_TILING`] and [`SET_PAIRS_TILING`] stop short of their
-/// shape's outputs.
+/// Union's and symmetric difference's tiling for 8-byte keys alone, where it fits: 256 x 7 (15388
+/// bytes, 61-72 registers: three workgroups an SM, where [`SET_TILING`] holds 23452 and two).
+/// H100, u64 keys at 2^22 / 2^24 / 2^26, ms (runs 301-302): union 0.0815-0.0818 / 0.2182-0.2189
+/// / 0.7663-0.7689 and symmetric difference 0.0817-0.0820 / 0.2182-0.2189 / 0.7637-0.7651,
+/// against [`SET_TILING`]'s 0.1292 / 0.2860-0.2861 / 0.8465-0.8480 and
+/// [`SET_DIFFERENCE_TILING`]'s 0.1393-0.1394 / 0.3013 / 0.9146-0.9148; 256 x 6 in tiles of 1400
+/// (four an SM) 0.8063-0.8161 and 0.8024-0.8038 at 2^26, 256 x 5 0.8260 and 0.8251, 256 x 8 in
+/// tiles of 1916 0.8138-0.8251 and 0.8126-0.8154, full 256 x 8 (two an SM) 0.9838 and 0.9808.
+pub(crate) const SET_WIDE_TILING: SetTiling = ((256, 7), 1792);
+
+/// Intersection's and difference's tiling for 8-byte keys alone (they keep elements of A only),
+/// where it fits: 256 x 8 in tiles of 1916 (16252 bytes, 70 and 80 registers: three workgroups an
+/// SM). Runs 301-302 as [`SET_WIDE_TILING`]: intersection 0.0679 / 0.1850-0.1853 / 0.6593-0.6596
+/// and difference 0.0775-0.0776 / 0.2014-0.2015 / 0.7024-0.7059, against [`SET_WIDE_TILING`]'s
+/// 0.0685-0.0687 / 0.1913-0.1915 / 0.6842-0.6861 and 0.0780-0.0783 / 0.2069-0.2075 /
+/// 0.7265-0.7303 and the 32-bit tilings' 0.1255-0.1256 / 0.2635-0.2636 / 0.7436-0.7442 and
+/// 0.1364-0.1366 / 0.2918 / 0.8696-0.8702.
+pub(crate) const SET_WIDE_FROM_A_TILING: SetTiling = ((256, 8), 1916);
+
+/// A set operation's tiling for keys of `key_size` bytes on a device where `fits` says which
+/// tilings fit. Keys alone: [`SET_TILING`] for union and intersection of 32-bit keys,
+/// [`SET_DIFFERENCE_TILING`] for the others; [`SET_WIDE_TILING`] for union and symmetric
+/// difference of 64-bit keys, [`SET_WIDE_FROM_A_TILING`] for the others. With values
+/// [`SET_PAIRS_TILING`] (timed with 32-bit keys only). Else smaller tiles of the same workgroup
+/// (WebGPU's default 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 7 for
+/// 64-bit keys, 256 x 4 for 64-bit pairs), or None. Tiles may stop short of their
+/// shape's outputs, never beyond.
 pub(crate) fn set_tiling(
     operation: SetOperation,
+    key_size: u32,
     with_values: bool,
     fits: impl Fn(SetTiling) -> bool,
 ) -> Option<SetTiling> {
+    use SetOperation::*;
     let full = |(w, i): Shape| ((w, i), w * i);
-    let first = match operation {
+    let first = match (operation, key_size) {
         _ if with_values => SET_PAIRS_TILING,
-        SetOperation::Union | SetOperation::Intersection => SET_TILING,
-        SetOperation::Difference | SetOperation::SymmetricDifference => SET_DIFFERENCE_TILING,
+        (Union | Intersection, 4) => SET_TILING,
+        (Difference | SymmetricDifference, 4) => SET_DIFFERENCE_TILING,
+        (Union | SymmetricDifference, _) => SET_WIDE_TILING,
+        (Intersection | Difference, _) => SET_WIDE_FROM_A_TILING,
     };
-    [first, full((256, 5)), full((256, 4)), SMALLEST_SET_TILING]
-        .into_iter()
-        .find(|&t| fits(t))
+    [
+        first,
+        SET_WIDE_TILING,
+        full((256, 5)),
+        full((256, 4)),
+        SMALLEST_SET_TILING,
+    ]
+    .into_iter()
+    .find(|&t| fits(t))
 }
 
 /// The last tiling set_tiling tries.
@@ -651,8 +682,8 @@ mod tests {
         // the look-back's 280 bytes).
         let fits = |((w, _), tile): SetTiling| u64::from(tile * (8 + 4) + w * 4 + 280) <= memory;
         for operation in SetOperation::ALL {
-            assert!(set_tiling(operation, true, fits).is_some());
-            assert!(set_tiling(operation, false, fits).is_some());
+            assert!(set_tiling(operation, 8, true, fits).is_some());
+            assert!(set_tiling(operation, 8, false, fits).is_some());
         }
     }
 
@@ -764,26 +795,40 @@ mod tests {
     fn set_tiling_shrinks_to_fit() {
         use SetOperation::*;
         let any = |_| true;
-        assert_eq!(set_tiling(Union, false, any), Some(SET_TILING));
-        assert_eq!(set_tiling(Intersection, false, any), Some(SET_TILING));
+        assert_eq!(set_tiling(Union, 4, false, any), Some(SET_TILING));
+        assert_eq!(set_tiling(Intersection, 4, false, any), Some(SET_TILING));
         assert_eq!(
-            set_tiling(Difference, false, any),
+            set_tiling(Difference, 4, false, any),
             Some(SET_DIFFERENCE_TILING)
         );
         assert_eq!(
-            set_tiling(SymmetricDifference, false, any),
+            set_tiling(SymmetricDifference, 4, false, any),
             Some(SET_DIFFERENCE_TILING)
+        );
+        assert_eq!(set_tiling(Union, 8, false, any), Some(SET_WIDE_TILING));
+        assert_eq!(
+            set_tiling(SymmetricDifference, 8, false, any),
+            Some(SET_WIDE_TILING)
+        );
+        assert_eq!(
+            set_tiling(Intersection, 8, false, any),
+            Some(SET_WIDE_FROM_A_TILING)
+        );
+        assert_eq!(
+            set_tiling(Difference, 8, false, any),
+            Some(SET_WIDE_FROM_A_TILING)
         );
         for op in SetOperation::ALL {
-            assert_eq!(set_tiling(op, true, any), Some(SET_PAIRS_TILING));
+            for key_size in [4, 8] {
+                assert_eq!(set_tiling(op, key_size, true, any), Some(SET_PAIRS_TILING));
+            }
         }
         // Every tile is at most its shape's outputs (each part at most ITEMS_PER_THREAD + 1).
-        for (op, values) in SetOperation::ALL
-            .into_iter()
-            .flat_map(|op| [(op, false), (op, true)])
-        {
-            let ((w, i), tile) = set_tiling(op, values, any).unwrap();
-            assert!(tile <= w * i, "{op:?}");
+        for op in SetOperation::ALL {
+            for (key_size, values) in [(4, false), (4, true), (8, false), (8, true)] {
+                let ((w, i), tile) = set_tiling(op, key_size, values, any).unwrap();
+                assert!(tile <= w * i, "{op:?}");
+            }
         }
         // A tile of keys and, with values, their slots; the rest: a word an invocation (its part,
         // then its count), the look-back's.
@@ -791,21 +836,29 @@ mod tests {
             move |((w, _), tile): SetTiling| tile * (key + slot) + 4 + w * 4 + 280 <= limit
         };
         assert_eq!(
-            set_tiling(Union, false, fits(4, 0, 16_384)),
+            set_tiling(Union, 4, false, fits(4, 0, 16_384)),
             Some(SET_TILING)
         );
         assert_eq!(
-            set_tiling(Union, false, fits(8, 0, 16_384)),
-            Some(((256, 5), 1280))
+            set_tiling(Union, 8, false, fits(8, 0, 16_384)),
+            Some(SET_WIDE_TILING)
         );
         assert_eq!(
-            set_tiling(Union, true, fits(4, 4, 16_384)),
+            set_tiling(Intersection, 8, false, fits(8, 0, 16_384)),
+            Some(SET_WIDE_TILING)
+        );
+        assert_eq!(
+            set_tiling(Union, 4, true, fits(4, 4, 16_384)),
             Some(SET_PAIRS_TILING)
         );
         assert_eq!(
-            set_tiling(Union, true, fits(8, 4, 16_384)),
+            set_tiling(Union, 8, true, fits(8, 4, 16_384)),
             Some(((256, 4), 1024))
         );
-        assert_eq!(set_tiling(Union, false, |_| false), None);
+        // Three workgroups of 64-bit keys an SM within 48 KiB (with subgroups' 24 bytes of
+        // look-back), as runs 301-302 timed.
+        let per_sm = |((w, _), tile): SetTiling| 3 * (tile * 8 + 4 + w * 4 + 24) <= 48 * 1024;
+        assert!(per_sm(SET_WIDE_TILING) && per_sm(SET_WIDE_FROM_A_TILING));
+        assert_eq!(set_tiling(Union, 4, false, |_| false), None);
     }
 }

@@ -10,7 +10,7 @@ use wgmerge::{cpu, Error, KeyType, Order, SetOperation, SetOptions, Side};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
-/// Size pairs: empty, one side empty, tiny, around the default tile (1024), unbalanced.
+/// Size pairs: empty, one side empty, tiny, around a tile (1400 to 2800 elements), unbalanced.
 const SIZES: [(usize, usize); 8] = [
     (0, 0),
     (0, 5),
@@ -84,9 +84,19 @@ fn many_tiles_and_runs_across_them() {
     for (m, n) in [(9_001, 6_502), (767, 769), (1, 20_000), (20_000, 1)] {
         for shape in [Shape::Uniform, Shape::HeavyDuplicates, Shape::AllEqual] {
             let (a, b) = shape.keys::<u32>(&mut rng, m, n, Order::Ascending);
+            // 64-bit keys take tiles of their own (tuning::set_tiling).
+            let (wide_a, wide_b) = shape.keys::<u64>(&mut rng, m, n, Order::Ascending);
             for operation in SetOperation::ALL {
                 let context = format!("{m}+{n} {shape:?}");
                 check_set::<u32, u32>(operation, &a, &b, &SetOptions::default(), &context);
+                let context = format!("{m}+{n} {shape:?} u64");
+                check_set::<u64, u32>(
+                    operation,
+                    &wide_a,
+                    &wide_b,
+                    &SetOptions::default(),
+                    &context,
+                );
             }
         }
     }
