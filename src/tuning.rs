@@ -267,8 +267,8 @@ pub(crate) const SET_WIDE_FROM_A_TILING: SetTiling = ((256, 8), 1916);
 /// difference of 64-bit keys, [`SET_WIDE_FROM_A_TILING`] for the others. With values
 /// [`SET_PAIRS_TILING`] (timed with 32-bit keys only). Else smaller tiles of the same workgroup
 /// (WebGPU's default 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 7 for
-/// 64-bit keys, 256 x 4 for 64-bit pairs), or None. Tiles may stop short of their
-/// shape's outputs, never beyond.
+/// 64-bit keys, 256 x 4 for 64-bit pairs), or None. A tile may stop short of its shape's outputs,
+/// never beyond them.
 pub(crate) fn set_tiling(
     operation: SetOperation,
     key_size: u32,
