@@ -126,8 +126,8 @@ enum Operation {
     Merge,
     /// Merge u32 keys with u32 values.
     Pairs,
-    /// Sort u32 keys (and pairs) with merge sort, as CUB's SortKeysCopy: the time of the sort
-    /// without the copy of its unsorted input.
+    /// Sort u32 keys (then pairs, then u64 keys) with merge sort, as CUB's SortKeysCopy: the time
+    /// of the sort without the copy of its unsorted input.
     Sort,
     /// Sort u32 keys with radix sort (the default), as CUB's DeviceRadixSort::SortKeys: the time
     /// of the sort without the copy of its unsorted input.
@@ -454,6 +454,13 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         let pairs = RadixVariant::Pairs;
                         outcome.push(
                             bench_radix::<u32>(&gpu, n, pairs, options, label, args)
+                                .map_err(|e| (label.clone(), e)),
+                        );
+                    }
+                    for (options, label) in &shapes {
+                        let wide = RadixVariant::U64;
+                        outcome.push(
+                            bench_radix::<u64>(&gpu, n, wide, options, label, args)
                                 .map_err(|e| (label.clone(), e)),
                         );
                     }
@@ -923,9 +930,9 @@ impl RadixVariant {
     }
 }
 
-/// A radix sort variant (pairs also with merge sort) sorted with `options`, labelled `label`, on
-/// the GPU, timed as CUB's SortKeys without the copy of its unsorted input; the slice form's
-/// result checked against a stable CPU sort.
+/// A radix sort variant (pairs and u64 keys also with merge sort) sorted with `options`, labelled
+/// `label`, on the GPU, timed as CUB's SortKeys without the copy of its unsorted input; the slice
+/// form's result checked against a stable CPU sort.
 fn bench_radix<K: wgmerge::Key + Ord>(
     gpu: &Gpu,
     n: usize,
@@ -1004,6 +1011,7 @@ where
         time,
         bytes,
     );
+    row.key_type = K::TYPE.name().into();
     // The stable order on the sorted bits, the values saying where each key came from.
     let mut want: Vec<(K, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
     let low16 = |k: &K| bytemuck::bytes_of(k)[..2].to_vec();
