@@ -126,6 +126,9 @@ enum Operation {
     Merge,
     /// Merge u32 keys with u32 values.
     Pairs,
+    /// Merge the two halves as u64 keys (each u32 key spread over both words), device time on
+    /// resident buffers, in wgmerge's shape and each `--shapes` shape.
+    MergeWide,
     /// Sort u32 keys (then pairs, then u64 keys) with merge sort, as CUB's SortKeysCopy: the time
     /// of the sort without the copy of its unsorted input.
     Sort,
@@ -391,6 +394,21 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         let label = format!("{} + values", set_operation.name());
                         outcome.push(
                             bench_set_pairs(&gpu, set_operation, &a, &b, args)
+                                .map_err(|e| (label, e)),
+                        );
+                    }
+                }
+                Operation::MergeWide => {
+                    let want = spread_u64(&cpu::merge(&a, &b));
+                    let wide = (spread_u64(&a), spread_u64(&b));
+                    let own = std::iter::once(None);
+                    for shape in own.chain(args.shapes.iter().copied().map(Some)) {
+                        let label = match shape {
+                            None => "MergePath".to_string(),
+                            Some((workgroup, items)) => format!("MergePath {workgroup}x{items}"),
+                        };
+                        outcome.push(
+                            bench_merge_wide(&gpu, (&wide.0, &wide.1), &want, shape, &label, args)
                                 .map_err(|e| (label, e)),
                         );
                     }
@@ -811,6 +829,44 @@ fn bench_merge(
     Ok(row)
 }
 
+/// A merge of u64 keys `a` and `b` in `shape` (wgmerge's own where None): device time on
+/// resident buffers, checked against `want`. A row of its own operation (`merge_u64`), which no
+/// u32 anchor matches.
+fn bench_merge_wide(
+    gpu: &Gpu,
+    (a, b): (&[u64], &[u64]),
+    want: &[u64],
+    shape: Option<(u32, u32)>,
+    label: &str,
+    args: &Args,
+) -> Result<Row, Failure> {
+    let n = a.len() + b.len();
+    let buffer = |keys: &[u64]| timing::storage_buffer(gpu, bytemuck::cast_slice(keys));
+    let (a_buffer, b_buffer, out) = (buffer(a), buffer(b), output_buffer(gpu, 2 * n));
+    let buffers = MergeBuffers {
+        a: &a_buffer,
+        a_len: a.len(),
+        b: &b_buffer,
+        b_len: b.len(),
+        out: &out,
+        values: None,
+    };
+    let options = MergeOptions {
+        workgroup_size: shape.map(|s| s.0),
+        items_per_thread: shape.map(|s| s.1),
+        ..Default::default()
+    };
+    let scratch = gpu.create_scratch();
+    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
+        gpu.encode_merge::<u64>(encoder, &scratch, &buffers, &options)
+    })?;
+    let got = timing::read_words(gpu, &out, 2 * n)?;
+    let mut row = Row::new("merge_u64", label, None, n, time, 16.0);
+    row.key_type = "u64".into();
+    row.correct = Some(got == bytemuck::cast_slice::<u64, u32>(want));
+    Ok(row)
+}
+
 /// A sort of `n` uniform random u32 keys on resident buffers with `algorithm`. Each timed
 /// repetition copies the unsorted input into the keys buffer and sorts it there; the copy's own
 /// time is taken off (without_input_copy). The result is checked once against the CPU.
@@ -1159,7 +1215,8 @@ fn bench_set_wide(
         args.repeats,
     )?;
     let bytes = 8.0 * (n + want.len()) as f64 / n as f64;
-    let mut row = Row::new("set", operation.name(), None, n, time, bytes);
+    // Its own operation (`set_u64`), which Thrust's u32 anchors do not match.
+    let mut row = Row::new("set_u64", operation.name(), None, n, time, bytes);
     row.key_type = "u64".into();
     row.correct = Some(got == bytemuck::cast_slice::<u64, u32>(&want));
     Ok(row)
