@@ -381,21 +381,18 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
             progress.set_message(step.clone());
             let mut outcome: Vec<Result<Row, (String, Failure)>> = Vec::new();
             match operation {
-                Operation::Set => {
+                Operation::Set | Operation::SetPairs | Operation::SetWide => {
+                    type BenchSet =
+                        fn(&Gpu, SetOperation, &[u32], &[u32], &Args) -> Result<Row, Failure>;
+                    let (bench, suffix): (BenchSet, &str) = match operation {
+                        Operation::SetPairs => (bench_set_pairs, " + values"),
+                        Operation::SetWide => (bench_set_wide, ", u64 keys"),
+                        _ => (bench_set, ""),
+                    };
                     for set_operation in SetOperation::ALL {
-                        let label = set_operation.name().to_string();
-                        outcome.push(
-                            bench_set(&gpu, set_operation, &a, &b, args).map_err(|e| (label, e)),
-                        );
-                    }
-                }
-                Operation::SetPairs => {
-                    for set_operation in SetOperation::ALL {
-                        let label = format!("{} + values", set_operation.name());
-                        outcome.push(
-                            bench_set_pairs(&gpu, set_operation, &a, &b, args)
-                                .map_err(|e| (label, e)),
-                        );
+                        let label = format!("{}{suffix}", set_operation.name());
+                        outcome
+                            .push(bench(&gpu, set_operation, &a, &b, args).map_err(|e| (label, e)));
                     }
                 }
                 Operation::MergeWide => {
@@ -409,15 +406,6 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         };
                         outcome.push(
                             bench_merge_wide(&gpu, (&wide.0, &wide.1), &want, shape, &label, args)
-                                .map_err(|e| (label, e)),
-                        );
-                    }
-                }
-                Operation::SetWide => {
-                    for set_operation in SetOperation::ALL {
-                        let label = format!("{}, u64 keys", set_operation.name());
-                        outcome.push(
-                            bench_set_wide(&gpu, set_operation, &a, &b, args)
                                 .map_err(|e| (label, e)),
                         );
                     }
