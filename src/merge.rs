@@ -762,9 +762,12 @@ impl Gpu {
         value_size: u32,
     ) -> Shape {
         match algorithm {
-            Algorithm::MergePath => {
-                tuning::merge_path_shape(value_size, total, self.merge_path_fits(key, value_size))
-            }
+            Algorithm::MergePath => tuning::merge_path_shape(
+                key.size(),
+                value_size,
+                total,
+                self.merge_path_fits(key, value_size),
+            ),
             Algorithm::Basic => tuning::book_shape(false, key),
             Algorithm::Tiled | Algorithm::CircularBuffer => tuning::book_shape(true, key),
         }
@@ -1220,11 +1223,11 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
             let mut shapes = vec![
                 tuning::book_shape(false, key),
                 tuning::book_shape(true, key),
-                tuning::merge_path_shape(0, 0, |_| true),
-                tuning::merge_path_shape(4, 0, |_| true),
-                tuning::merge_path_shape(0, 1 << 30, |_| true),
-                tuning::merge_path_shape(4, 1 << 30, |_| true),
-                tuning::merge_path_shape(0, 1 << 30, |s| s.0 <= 256),
+                tuning::merge_path_shape(key.size(), 0, 0, |_| true),
+                tuning::merge_path_shape(key.size(), 4, 0, |_| true),
+                tuning::merge_path_shape(key.size(), 0, 1 << 24, |_| true),
+                tuning::merge_path_shape(key.size(), 0, 1 << 30, |_| true),
+                tuning::merge_path_shape(key.size(), 4, 1 << 30, |_| true),
                 (1, 1),
                 (96, 3),
             ];

@@ -72,8 +72,12 @@ impl Gpu {
     ) -> Result<MergeSortPlan, Error> {
         // The block sort and every merge pass take one shape, so each tile of a pass lies in
         // one pair of runs.
-        let chosen =
-            tuning::merge_sort_shape(value_size, len, self.merge_path_fits(key, value_size));
+        let chosen = tuning::merge_sort_shape(
+            key.size(),
+            value_size,
+            len,
+            self.merge_path_fits(key, value_size),
+        );
         let shape = (
             options.workgroup_size.unwrap_or(chosen.0),
             options.items_per_thread.unwrap_or(chosen.1),

@@ -54,22 +54,35 @@ pub(crate) fn most_tiles_per_workgroup(items_per_thread: u32) -> u32 {
 /// Merges at least this long take [`merge_path_shape`]'s large shapes where the device has room.
 pub(crate) const LARGE_MERGE_LEN: usize = 1 << 24;
 
-/// Merge path's shape for a merge of `total` keys (with values of `value_size` bytes, 0 for
-/// none), the first that `fits` the device (invocations and workgroup memory):
-/// - keys 256 x 7, and from 2^24 keys 512 x 11 or, within WebGPU's default limits, 256 x 15
-///   (runs 17-18 and 22-23: 22 KiB of workgroup memory; 256 x 15 is 1-3% slower; 256 x 17 and
-///   512 x 15 lose 15-30%, and every large shape loses at 2^20);
+/// Merges of 32-bit keys alone at least this long take 256 x 11 (run 308, below).
+pub(crate) const NARROW_LARGE_MERGE_LEN: usize = 1 << 26;
+
+/// Merge path's shape for a merge of `total` keys of `key_size` bytes (with values of
+/// `value_size` bytes, 0 for none), the first that `fits` the device (invocations and workgroup
+/// memory):
+/// - 32-bit keys 256 x 7; from 2^24 keys 512 x 11 (22 KiB, two workgroups an SM), and from 2^26
+///   256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose 512 x 11 from 2^24 (256 x 15 1-3%
+///   slower; 256 x 17 and 512 x 15 lose 15-30%, every large shape loses at 2^20). Runs 308-309
+///   (H200), ms at 2^24 / 2^26 / 2^28: 512 x 11 0.0742 / 0.2135-0.2136 / 0.7501-0.7504, 256 x
+///   11 0.0762 / 0.2044-0.2051 / 0.7228-0.7242, 256 x 15 0.0784 / 0.2124 / 0.7227, 256 x 9
+///   0.0747 / 0.2093 / 0.7500, 512 x 9 0.0742 / 0.2236 / 0.7942, 256 x 7 0.0751 / 0.2171 /
+///   0.7968, 384 x 11 and 1024 x 5 slower;
+/// - 64-bit keys 256 x 7, and from 2^24 256 x 11 (22 KiB: two workgroups an SM, where 512 x 11's
+///   45 KiB holds one). Runs 308-309 (H200): 0.1137 / 0.3523 ms at 2^24 / 2^26 against 512 x 11's
+///   0.1223 / 0.3997, 256 x 7 0.1232 and 512 x 5 0.1337 at 2^24;
 /// - pairs 256 x 3, and from 2^24 keys 512 x 3 (runs 17 and 22: 7-11% faster), since pairs
 ///   gather their values from global memory per output, which more items per invocation slow.
 pub(crate) fn merge_path_shape(
+    key_size: u32,
     value_size: u32,
     total: usize,
     fits: impl Fn(Shape) -> bool,
 ) -> Shape {
-    let (default, large): (Shape, &[Shape]) = if value_size > 0 {
-        ((256, 3), &[(512, 3)])
-    } else {
-        ((256, 7), &[(512, 11), (256, 15)])
+    let (default, large): (Shape, &[Shape]) = match (key_size, value_size) {
+        (_, 1..) => ((256, 3), &[(512, 3)]),
+        (4, _) if total >= NARROW_LARGE_MERGE_LEN => ((256, 7), &[(256, 11)]),
+        (4, _) => ((256, 7), &[(512, 11), (256, 11)]),
+        _ => ((256, 7), &[(256, 11)]),
     };
     let mut large = large.iter().copied();
     large
@@ -77,14 +90,17 @@ pub(crate) fn merge_path_shape(
         .unwrap_or(default)
 }
 
-/// Merge sort's shape for `total` keys (with values of `value_size` bytes, 0 for none): its block
-/// sort and every merge pass take it, since a tile of a pass must lie in one pair of runs. Keys
-/// take 256 x 11 below [`LARGE_MERGE_LEN`] where it `fits` (run 71: 5-8% faster than 256 x 7 at
-/// 2^20 and 2^22, as a larger tile saves a merge pass for a round of the block sort, which costs
-/// less), and otherwise merge path's own shape (run 71: 512 x 11 is as fast as 256 x 11 from
-/// 2^24, and 512 x 15, 1024 x 7 and 1024 x 11 lose up to 30%). Pairs take merge path's shape,
-/// not yet tuned for sorting.
+/// Merge sort's shape for `total` keys of `key_size` bytes (with values of `value_size` bytes, 0
+/// for none): its block sort and every merge pass take it, since a tile of a pass must lie in one
+/// pair of runs. Keys take 256 x 11 below [`LARGE_MERGE_LEN`] where it `fits` (run 71: 5-8%
+/// faster than 256 x 7 at 2^20 and 2^22, as a larger tile saves a merge pass for a round of the
+/// block sort, which costs less), and otherwise merge path's own shape: for 32-bit keys 512 x 11
+/// from 2^24 (run 308, H200: 0.995 ms against 256 x 11's 1.027) and 256 x 11 from 2^26 (run 309:
+/// 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's 3.702 / 15.390); for 64-bit keys 256 x 11
+/// (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26 against 512 x 11's 1.781 / 7.182). Pairs take
+/// merge path's shape (run 309: 256 x 11 4% slower at 2^26 and 2^28).
 pub(crate) fn merge_sort_shape(
+    key_size: u32,
     value_size: u32,
     total: usize,
     fits: impl Fn(Shape) -> bool,
@@ -93,7 +109,7 @@ pub(crate) fn merge_sort_shape(
     if value_size == 0 && total < LARGE_MERGE_LEN && fits(SMALL_KEYS) {
         return SMALL_KEYS;
     }
-    merge_path_shape(value_size, total, fits)
+    merge_path_shape(key_size, value_size, total, fits)
 }
 
 /// The book's kernels' shapes: the basic kernel 256 x 8 (no workgroup memory); the tiled and
@@ -573,26 +589,36 @@ mod tests {
     #[test]
     fn merge_path_shapes_follow_size_and_room() {
         let everything = |_| true;
-        assert_eq!(merge_path_shape(0, 1 << 20, everything), (256, 7));
-        assert_eq!(merge_path_shape(0, 1 << 24, everything), (512, 11));
-        assert_eq!(merge_path_shape(4, 1 << 24, everything), (512, 3));
-        assert_eq!(merge_path_shape(8, 1 << 20, everything), (256, 3));
-        // Within WebGPU's defaults (256 invocations): the smaller large shape, or the default.
-        let small = |(workgroup, _): Shape| workgroup <= 256;
-        assert_eq!(merge_path_shape(0, 1 << 26, small), (256, 15));
-        assert_eq!(merge_path_shape(4, 1 << 26, small), (256, 3));
+        assert_eq!(merge_path_shape(4, 0, 1 << 20, everything), (256, 7));
+        assert_eq!(merge_path_shape(4, 0, 1 << 24, everything), (512, 11));
+        assert_eq!(merge_path_shape(4, 0, 1 << 26, everything), (256, 11));
+        assert_eq!(merge_path_shape(8, 0, 1 << 20, everything), (256, 7));
+        assert_eq!(merge_path_shape(8, 0, 1 << 24, everything), (256, 11));
+        assert_eq!(merge_path_shape(4, 4, 1 << 24, everything), (512, 3));
+        assert_eq!(merge_path_shape(8, 4, 1 << 28, everything), (512, 3));
+        assert_eq!(merge_path_shape(4, 8, 1 << 20, everything), (256, 3));
+        // Within WebGPU's defaults (256 invocations, 16 KiB): a smaller large shape, or the
+        // default.
+        let small = |(w, i): Shape| w <= 256 && w * i * 4 <= 16384;
+        assert_eq!(merge_path_shape(4, 0, 1 << 24, small), (256, 11));
+        assert_eq!(merge_path_shape(4, 4, 1 << 26, small), (256, 3));
+        let small_u64 = |(w, i): Shape| w <= 256 && w * i * 8 <= 16384;
+        assert_eq!(merge_path_shape(8, 0, 1 << 24, small_u64), (256, 7));
     }
 
     #[test]
     fn merge_sort_shapes_follow_size_and_room() {
         let everything = |_| true;
-        assert_eq!(merge_sort_shape(0, 1 << 20, everything), (256, 11));
-        assert_eq!(merge_sort_shape(0, 1 << 24, everything), (512, 11));
-        assert_eq!(merge_sort_shape(4, 1 << 20, everything), (256, 3));
-        assert_eq!(merge_sort_shape(4, 1 << 24, everything), (512, 3));
+        assert_eq!(merge_sort_shape(4, 0, 1 << 20, everything), (256, 11));
+        assert_eq!(merge_sort_shape(4, 0, 1 << 24, everything), (512, 11));
+        assert_eq!(merge_sort_shape(4, 0, 1 << 26, everything), (256, 11));
+        assert_eq!(merge_sort_shape(8, 0, 1 << 24, everything), (256, 11));
+        assert_eq!(merge_sort_shape(4, 4, 1 << 20, everything), (256, 3));
+        assert_eq!(merge_sort_shape(4, 4, 1 << 24, everything), (512, 3));
         // WebGPU's default 16 KiB: 2816 u64 keys do not fit, merge path's 256 x 7 does.
         let webgpu = |(w, i): Shape| u64::from(w * i) * 8 <= 16384;
-        assert_eq!(merge_sort_shape(0, 1 << 20, webgpu), (256, 7));
+        assert_eq!(merge_sort_shape(8, 0, 1 << 20, webgpu), (256, 7));
+        assert_eq!(merge_sort_shape(8, 0, 1 << 26, webgpu), (256, 7));
     }
 
     #[test]
