@@ -219,24 +219,44 @@ pub(crate) const SELECT_WORKGROUP: u32 = 256;
 /// outputs: a tile may stop short of them so that its workgroup memory stays under a bound).
 pub(crate) type SetTiling = (Shape, u32);
 
-/// Union's and intersection's tiling where it fits: 256 invocations of 11 outputs, tiles of 2800
-/// keys (not 2816), so that `set_tiles` holds 12252 bytes of workgroup memory and, in 64
-/// registers, four workgroups fit an SM by both bounds (this file's head). Run 297, u32 keys at
-/// 2^22 / 2^24 / 2^26 / 2^28 on the H100: union 0.0546 / 0.1434 / 0.4433 / 1.8080 ms and
-/// intersection 0.0486 / 0.1257 / 0.3856 / 1.5420, against [`SET_DIFFERENCE_TILING`]'s
-/// 0.0567 / 0.1473-0.1474 / 0.4652-0.4656 / 1.8554-1.8715 and 0.0495 / 0.1307 / 0.4067-0.4071 /
-/// 1.6364-1.6383; at 2^20 level.
+/// Union's tiling where it fits (and intersection's second choice): 256 invocations of 11
+/// outputs, tiles of 2800 keys (not 2816), so that `set_tiles` holds 12252 bytes of workgroup
+/// memory and, in 64 registers, four workgroups fit an SM by both bounds (this file's head). Run
+/// 297, u32 keys at 2^22 / 2^24 / 2^26 / 2^28 on the H100: union 0.0546 / 0.1434 / 0.4433 /
+/// 1.8080 ms and intersection 0.0486 / 0.1257 / 0.3856 / 1.5420, against
+/// [`SET_DIFFERENCE_FOUR_TILING`]'s 0.0567 / 0.1473-0.1474 / 0.4652-0.4656 / 1.8554-1.8715 and
+/// 0.0495 / 0.1307 / 0.4067-0.4071 / 1.6364-1.6383; at 2^20 level. Union in
+/// [`SET_INTERSECTION_TILING`] or [`SET_DIFFERENCE_TILING`] (three an SM) is 15-26% slower (runs
+/// 308-309, H200: 0.5389 and 0.5584 against 0.4291 ms at 2^26, 2.0821 and 2.1759 against 1.8186
+/// at 2^28).
 pub(crate) const SET_TILING: SetTiling = ((256, 11), 2800);
 
-/// Difference's and symmetric difference's tiling where it fits: 256 x 10 (11292 bytes; 64 and 60
-/// registers: four workgroups an SM). At 256 x 11 they take 74 and 80 registers (three an SM):
-/// run 297 at 2^28, 1.8803 and 2.0420 ms in tiles of 2800 against 1.7474-1.7664 and
-/// 1.7992-1.8062 here. Runs 295-296 chose 256 x 10 over 256 x 11 (with two words an invocation
-/// for the scan: 12316 bytes, three an SM) for every operation: union 6-7% faster from 2^24; and
-/// over 512 x 10 and 512 x 9 (two workgroups of 512 an SM: union at 2^28 1.9103 and 1.967-2.000
-/// against 1.8591). Run 152 (three workgroups of 256 or one of 512 an SM): 256 x 9 and 256 x 13
-/// slower than 256 x 11, 512 x 9 level.
-pub(crate) const SET_DIFFERENCE_TILING: SetTiling = ((256, 10), 2560);
+/// Intersection's tiling for 32-bit keys alone where it fits: 256 x 15 in tiles of 3833 (16384
+/// bytes, 79 registers: three workgroups an SM). It writes at most half its input, so larger tiles
+/// at one workgroup fewer an SM pay, as for 64-bit keys ([`SET_WIDE_FROM_A_TILING`]). H200, same
+/// calls: 0.3662 ms at 2^26 against [`SET_TILING`]'s 0.3755 (run 308), 1.3981 at 2^28 against
+/// 1.5199 (run 309); [`SET_DIFFERENCE_TILING`] 0.3789 and 1.4544. H100 (run 304, main's rows from
+/// runs 299 and 303): 0.1233 / 0.3720 ms at 2^24 / 2^26 against 0.1246 / 0.3867.
+pub(crate) const SET_INTERSECTION_TILING: SetTiling = ((256, 15), 3833);
+
+/// Difference's and symmetric difference's tiling for 32-bit keys alone where it fits: 256 x 14
+/// (15388 bytes; 80 and 73 registers: three workgroups an SM). H200, same calls, difference and
+/// symmetric difference: 0.4095 and 0.4225 ms at 2^26 against [`SET_DIFFERENCE_FOUR_TILING`]'s
+/// 0.4262 and 0.4358 (run 308), 1.5630 and 1.6224 at 2^28 against 1.6960 and 1.7446 (run 309);
+/// [`SET_INTERSECTION_TILING`] 0.5171 and 0.4306 at 2^26, 1.9984 and 1.6850 at 2^28. H100 (run
+/// 304, main's rows from run 299): 0.1378 / 0.4197 and 0.1423 / 0.4361 at 2^24 / 2^26 against
+/// 0.1400 / 0.4415 and 0.1438 / 0.4567.
+pub(crate) const SET_DIFFERENCE_TILING: SetTiling = ((256, 14), 3584);
+
+/// Difference's and symmetric difference's second choice: 256 x 10 (11292 bytes; 64 and 60
+/// registers: four workgroups an SM), their tiling until run 309. At 256 x 11 they take 74 and 80
+/// registers (three an SM): run 297 at 2^28, 1.8803 and 2.0420 ms in tiles of 2800 against
+/// 1.7474-1.7664 and 1.7992-1.8062 here. Runs 295-296 chose 256 x 10 over 256 x 11 (with two
+/// words an invocation for the scan: 12316 bytes, three an SM) for every operation: union 6-7%
+/// faster from 2^24; and over 512 x 10 and 512 x 9 (two workgroups of 512 an SM: union at 2^28
+/// 1.9103 and 1.967-2.000 against 1.8591). Run 152 (three workgroups of 256 or one of 512 an SM):
+/// 256 x 9 and 256 x 13 slower than 256 x 11, 512 x 9 level.
+pub(crate) const SET_DIFFERENCE_FOUR_TILING: SetTiling = ((256, 10), 2560);
 
 /// Set operations' shape with values: the kept elements' slots are staged too, and smaller tiles
 /// keep the workgroup's memory where the keys' shape holds it. Run 161, union of 2^28 u32 keys
@@ -278,9 +298,10 @@ pub(crate) const SET_WIDE_TILING: SetTiling = ((256, 7), 1792);
 pub(crate) const SET_WIDE_FROM_A_TILING: SetTiling = ((256, 8), 1916);
 
 /// A set operation's tiling for keys of `key_size` bytes on a device where `fits` says which
-/// tilings fit. Keys alone: [`SET_TILING`] for union and intersection of 32-bit keys,
-/// [`SET_DIFFERENCE_TILING`] for the others; [`SET_WIDE_TILING`] for union and symmetric
-/// difference of 64-bit keys, [`SET_WIDE_FROM_A_TILING`] for the others. With values
+/// tilings fit. 32-bit keys alone: [`SET_TILING`] for union, [`SET_INTERSECTION_TILING`] (then
+/// [`SET_TILING`]) for intersection, [`SET_DIFFERENCE_TILING`] (then
+/// [`SET_DIFFERENCE_FOUR_TILING`]) for the others; 64-bit keys alone: [`SET_WIDE_TILING`] for
+/// union and symmetric difference, [`SET_WIDE_FROM_A_TILING`] for the others. With values
 /// [`SET_PAIRS_TILING`] (timed with 32-bit keys only). Else smaller tiles of the same workgroup
 /// (WebGPU's default 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 7 for
 /// 64-bit keys, 256 x 4 for 64-bit pairs), or None. A tile may stop short of its shape's outputs,
@@ -293,15 +314,19 @@ pub(crate) fn set_tiling(
 ) -> Option<SetTiling> {
     use SetOperation::*;
     let full = |(w, i): Shape| ((w, i), w * i);
-    let first = match (operation, key_size) {
-        _ if with_values => SET_PAIRS_TILING,
-        (Union | Intersection, 4) => SET_TILING,
-        (Difference | SymmetricDifference, 4) => SET_DIFFERENCE_TILING,
-        (Union | SymmetricDifference, _) => SET_WIDE_TILING,
-        (Intersection | Difference, _) => SET_WIDE_FROM_A_TILING,
+    let (first, second) = match (operation, key_size) {
+        _ if with_values => (SET_PAIRS_TILING, SET_PAIRS_TILING),
+        (Union, 4) => (SET_TILING, SET_TILING),
+        (Intersection, 4) => (SET_INTERSECTION_TILING, SET_TILING),
+        (Difference | SymmetricDifference, 4) => {
+            (SET_DIFFERENCE_TILING, SET_DIFFERENCE_FOUR_TILING)
+        }
+        (Union | SymmetricDifference, _) => (SET_WIDE_TILING, SET_WIDE_TILING),
+        (Intersection | Difference, _) => (SET_WIDE_FROM_A_TILING, SET_WIDE_TILING),
     };
     [
         first,
+        second,
         SET_WIDE_TILING,
         full((256, 5)),
         full((256, 4)),
@@ -822,7 +847,10 @@ mod tests {
         use SetOperation::*;
         let any = |_| true;
         assert_eq!(set_tiling(Union, 4, false, any), Some(SET_TILING));
-        assert_eq!(set_tiling(Intersection, 4, false, any), Some(SET_TILING));
+        assert_eq!(
+            set_tiling(Intersection, 4, false, any),
+            Some(SET_INTERSECTION_TILING)
+        );
         assert_eq!(
             set_tiling(Difference, 4, false, any),
             Some(SET_DIFFERENCE_TILING)
@@ -865,6 +893,19 @@ mod tests {
             set_tiling(Union, 4, false, fits(4, 0, 16_384)),
             Some(SET_TILING)
         );
+        // Intersection's tiles fill 16 KiB with subgroups' 24 bytes of look-back, not with 280.
+        assert_eq!(
+            set_tiling(Intersection, 4, false, fits(4, 0, 16_384)),
+            Some(SET_TILING)
+        );
+        assert_eq!(
+            set_tiling(Difference, 4, false, fits(4, 0, 16_384)),
+            Some(SET_DIFFERENCE_TILING)
+        );
+        assert_eq!(
+            set_tiling(Difference, 4, false, fits(4, 0, 12_288)),
+            Some(SET_DIFFERENCE_FOUR_TILING)
+        );
         assert_eq!(
             set_tiling(Union, 8, false, fits(8, 0, 16_384)),
             Some(SET_WIDE_TILING)
@@ -881,10 +922,14 @@ mod tests {
             set_tiling(Union, 8, true, fits(8, 4, 16_384)),
             Some(((256, 4), 1024))
         );
-        // Three workgroups of 64-bit keys an SM within 48 KiB (with subgroups' 24 bytes of
-        // look-back), as runs 301-302 timed.
-        let per_sm = |((w, _), tile): SetTiling| 3 * (tile * 8 + 4 + w * 4 + 24) <= 48 * 1024;
-        assert!(per_sm(SET_WIDE_TILING) && per_sm(SET_WIDE_FROM_A_TILING));
+        // Three workgroups an SM within 48 KiB (with subgroups' 24 bytes of look-back), as runs
+        // 301-302 (64-bit keys) and 304-309 (32-bit) timed; four of union's.
+        let per_sm = |count: u32, key: u32| {
+            move |((w, _), tile): SetTiling| count * (tile * key + 4 + w * 4 + 24) <= 48 * 1024
+        };
+        assert!(per_sm(3, 8)(SET_WIDE_TILING) && per_sm(3, 8)(SET_WIDE_FROM_A_TILING));
+        assert!(per_sm(3, 4)(SET_INTERSECTION_TILING) && per_sm(3, 4)(SET_DIFFERENCE_TILING));
+        assert!(per_sm(4, 4)(SET_TILING) && per_sm(4, 4)(SET_DIFFERENCE_FOUR_TILING));
         assert_eq!(set_tiling(Union, 4, false, |_| false), None);
     }
 }
