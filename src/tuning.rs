@@ -1,17 +1,18 @@
 //! Tuning: every shape, size and count the operations choose for themselves, as small pure
 //! functions of (key type, value size, length, device limits) that tests check without an adapter.
-//! Each number cites the benchmark run that chose it (docs/tuning-log.md; runs on an NVIDIA H100
-//! through Vulkan). None of it is public: options that override a choice are validated against
-//! the limits here.
+//! Each number cites the benchmark run that chose it (docs/tuning-log.md; runs 1-304 on an NVIDIA
+//! H100 through Vulkan, from run 307 on an H200 through the same driver). None of it is public:
+//! options that override a choice are validated against the limits here.
 //!
-//! On that device the workgroups resident on one SM share 48 KiB of workgroup memory in all, not
+//! On the H100 the workgroups resident on one SM share 48 KiB of workgroup memory in all, not
 //! the SM's 228 (run 292: `set_tiles` with 2 KiB more, never used, ran two workgroups of 256 an
 //! SM instead of the three its registers allow, 1.29x the time; with 12 KiB more one, 2.2x; the
 //! radix scatter took 1.18x the time with 1 KiB more). So a shape's workgroup memory bounds its
 //! occupancy as much as its registers do, and both bounds sit together in the shapes chosen here:
 //! merge sort's block sort (22.5 KiB, 44 registers: two workgroups of 512), the radix scatter
-//! (15 KiB, 78 registers: three of 256), the set operations (11-12 KiB, 64: four of 256; on
-//! 64-bit keys 15-16 KiB, 61-80: three). Lowering one alone buys nothing.
+//! (15 KiB, 78 registers: three of 256), the set operations (union 12 KiB, 64: four of 256;
+//! intersection, the differences and 64-bit keys 15-16 KiB, 61-80: three). Lowering one alone buys
+//! nothing. The H200's choices (runs 308-309) follow the same rule.
 
 use crate::key::KeyType;
 use crate::ops::SetOperation;
