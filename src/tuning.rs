@@ -61,8 +61,8 @@ pub(crate) const NARROW_LARGE_MERGE_LEN: usize = 1 << 26;
 /// Merge path's shape for a merge of `total` keys of `key_size` bytes (with values of
 /// `value_size` bytes, 0 for none), the first that `fits` the device (invocations and workgroup
 /// memory):
-/// - 32-bit keys 256 x 7; from 2^24 keys 512 x 11 (22 KiB, two workgroups an SM), and from 2^26
-///   256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose 512 x 11 from 2^24 (256 x 15 1-3%
+/// - 32-bit keys 256 x 7; from 2^24 keys 512 x 11 (22 KiB, two workgroups an SM; 256 x 11 where
+///   512 invocations do not fit), and from 2^26 256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose 512 x 11 from 2^24 (256 x 15 1-3%
 ///   slower; 256 x 17 and 512 x 15 lose 15-30%, every large shape loses at 2^20). Runs 308-309
 ///   (H200), ms at 2^24 / 2^26 / 2^28: 512 x 11 0.0742 / 0.2135-0.2136 / 0.7501-0.7504, 256 x
 ///   11 0.0762 / 0.2044-0.2051 / 0.7228-0.7242, 256 x 15 0.0784 / 0.2124 / 0.7227, 256 x 9
@@ -233,7 +233,7 @@ pub(crate) type SetTiling = (Shape, u32);
 pub(crate) const SET_TILING: SetTiling = ((256, 11), 2800);
 
 /// Intersection's tiling for 32-bit keys alone where it fits: 256 x 15 in tiles of 3833 (16384
-/// bytes, 79 registers: three workgroups an SM). It writes at most half its input, so larger tiles
+/// bytes with subgroups' look-back, 16640 without; 79 registers: three workgroups an SM). It writes at most half its input, so larger tiles
 /// at one workgroup fewer an SM pay, as for 64-bit keys ([`SET_WIDE_FROM_A_TILING`]). H200, same
 /// calls: 0.3662 ms at 2^26 against [`SET_TILING`]'s 0.3755 (run 308), 1.3981 at 2^28 against
 /// 1.5199 (run 309); [`SET_DIFFERENCE_TILING`] 0.3789 and 1.4544. H100 (run 304, main's rows from
@@ -304,9 +304,9 @@ pub(crate) const SET_WIDE_FROM_A_TILING: SetTiling = ((256, 8), 1916);
 /// [`SET_DIFFERENCE_FOUR_TILING`]) for the others; 64-bit keys alone: [`SET_WIDE_TILING`] for
 /// union and symmetric difference, [`SET_WIDE_FROM_A_TILING`] for the others. With values
 /// [`SET_PAIRS_TILING`] (timed with 32-bit keys only). Else smaller tiles of the same workgroup
-/// (WebGPU's default 16 KiB takes the first for 32-bit keys alone and 32-bit pairs, 256 x 7 for
-/// 64-bit keys, 256 x 4 for 64-bit pairs), or None. A tile may stop short of its shape's outputs,
-/// never beyond them.
+/// (WebGPU's default 16 KiB takes the first or, for intersection without subgroups, the second
+/// for 32-bit keys alone, the first for 32-bit pairs, 256 x 7 for 64-bit keys, 256 x 4 for 64-bit
+/// pairs), or None. A tile may stop short of its shape's outputs, never beyond them.
 pub(crate) fn set_tiling(
     operation: SetOperation,
     key_size: u32,
