@@ -245,18 +245,51 @@ impl Row {
         }
     }
 
-    /// A configuration that could not run.
-    fn failed(operation: &str, algorithm: &str, n: usize, error: String) -> Self {
+    /// A configuration that could not run, named as its row would have been: `operation` (the
+    /// name its anchor is matched on), `algorithm`, key and value types.
+    fn failed(
+        operation: &str,
+        algorithm: &str,
+        (key_type, value_type): (&str, Option<&'static str>),
+        n: usize,
+        error: String,
+    ) -> Self {
         Row {
             operation: operation.into(),
             algorithm: algorithm.into(),
-            key_type: "u32".into(),
+            key_type: key_type.into(),
+            value_type: value_type.map(Into::into),
             n,
             error: Some(error),
             ..Default::default()
         }
     }
+
+    /// [`Row::failed`] for a `Failure` to come.
+    fn failing(
+        operation: &str,
+        algorithm: &str,
+        types: (&str, Option<&'static str>),
+        n: usize,
+    ) -> impl FnOnce(Failure) -> Row {
+        let (operation, algorithm) = (operation.to_string(), algorithm.to_string());
+        let types = (types.0.to_string(), types.1);
+        move |e| {
+            Row::failed(
+                &operation,
+                &algorithm,
+                (&types.0, types.1),
+                n,
+                e.to_string(),
+            )
+        }
+    }
 }
+
+/// Key and value types of a row: u32 keys alone, u32 keys and values, u64 keys alone.
+const U32: (&str, Option<&str>) = ("u32", None);
+const U32_PAIRS: (&str, Option<&str>) = ("u32", Some("u32"));
+const U64: (&str, Option<&str>) = ("u64", None);
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -366,7 +399,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
             Err(e) => {
                 record(
                     &mut rows,
-                    Row::failed("copy", "wgsl vec4 copy", n, e.to_string()),
+                    Row::failed("copy", "wgsl vec4 copy", U32, n, e.to_string()),
                 );
                 None
             }
@@ -379,20 +412,19 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
         for &operation in &args.ops {
             let step = format!("2^{log2}: {operation:?}");
             progress.set_message(step.clone());
-            let mut outcome: Vec<Result<Row, (String, Failure)>> = Vec::new();
+            let mut outcome: Vec<Result<Row, Row>> = Vec::new();
             match operation {
                 Operation::Set | Operation::SetPairs | Operation::SetWide => {
                     type BenchSet =
                         fn(&Gpu, SetOperation, &[u32], &[u32], &Args) -> Result<Row, Failure>;
-                    let (bench, suffix): (BenchSet, &str) = match operation {
-                        Operation::SetPairs => (bench_set_pairs, " + values"),
-                        Operation::SetWide => (bench_set_wide, ", u64 keys"),
-                        _ => (bench_set, ""),
+                    let (bench, row, types): (BenchSet, _, _) = match operation {
+                        Operation::SetPairs => (bench_set_pairs, "set_pairs", U32_PAIRS),
+                        Operation::SetWide => (bench_set_wide, "set_u64", U64),
+                        _ => (bench_set, "set", U32),
                     };
                     for set_operation in SetOperation::ALL {
-                        let label = format!("{}{suffix}", set_operation.name());
-                        outcome
-                            .push(bench(&gpu, set_operation, &a, &b, args).map_err(|e| (label, e)));
+                        let failed = Row::failing(row, set_operation.name(), types, n);
+                        outcome.push(bench(&gpu, set_operation, &a, &b, args).map_err(failed));
                     }
                 }
                 Operation::MergeWide => {
@@ -406,7 +438,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         };
                         outcome.push(
                             bench_merge_wide(&gpu, (&wide.0, &wide.1), &want, shape, &label, args)
-                                .map_err(|e| (label, e)),
+                                .map_err(Row::failing("merge_u64", &label, U64, n)),
                         );
                     }
                 }
@@ -414,24 +446,33 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     for sorted in [true, false] {
                         let label = search_label(sorted);
                         outcome.push(
-                            bench_search(&gpu, &a, &b, sorted, args).map_err(|e| (label.into(), e)),
+                            bench_search(&gpu, &a, &b, sorted, args)
+                                .map_err(Row::failing("search", label, U32, n)),
                         );
                     }
                 }
                 Operation::Dedup => {
-                    for shape in [DedupShape::Keys, DedupShape::Pairs, DedupShape::WideKeys] {
-                        outcome.push(
-                            bench_dedup(&gpu, n, shape, args)
-                                .map_err(|e| (shape.label().into(), e)),
-                        );
+                    for (shape, types) in [
+                        (DedupShape::Keys, U32),
+                        (DedupShape::Pairs, U32_PAIRS),
+                        (DedupShape::WideKeys, U64),
+                    ] {
+                        outcome.push(bench_dedup(&gpu, n, shape, args).map_err(Row::failing(
+                            "dedup",
+                            shape.label(),
+                            types,
+                            n,
+                        )));
                     }
                 }
                 Operation::Many => {
                     for &runs in &args.many_runs {
-                        outcome.push(
-                            bench_merge_many(&gpu, n, runs, args)
-                                .map_err(|e| (merge_many_label(runs), e)),
-                        );
+                        outcome.push(bench_merge_many(&gpu, n, runs, args).map_err(Row::failing(
+                            "merge_many",
+                            &merge_many_label(runs),
+                            U32,
+                            n,
+                        )));
                     }
                 }
                 Operation::Sort => {
@@ -453,28 +494,32 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     for (options, label) in &shapes {
                         outcome.push(
                             bench_sort_with(&gpu, n, options, label, args)
-                                .map_err(|e| (label.clone(), e)),
+                                .map_err(Row::failing("sort", label, U32, n)),
                         );
                     }
                     for (options, label) in &shapes {
                         let pairs = RadixVariant::Pairs;
                         outcome.push(
                             bench_radix::<u32>(&gpu, n, pairs, options, label, args)
-                                .map_err(|e| (label.clone(), e)),
+                                .map_err(Row::failing(pairs.operation(), label, U32_PAIRS, n)),
                         );
                     }
                     for (options, label) in &shapes {
                         let wide = RadixVariant::U64;
                         outcome.push(
                             bench_radix::<u64>(&gpu, n, wide, options, label, args)
-                                .map_err(|e| (label.clone(), e)),
+                                .map_err(Row::failing(wide.operation(), label, U64, n)),
                         );
                     }
                 }
                 Operation::Radix => {
                     outcome.push(
-                        bench_sort(&gpu, n, SortAlgorithm::Radix, args)
-                            .map_err(|e| ("radix sort".to_string(), e)),
+                        bench_sort(&gpu, n, SortAlgorithm::Radix, args).map_err(Row::failing(
+                            "sort",
+                            "radix sort",
+                            U32,
+                            n,
+                        )),
                     );
                     // The rank without subgroups, as devices without them run it, and the
                     // strategy that is not this device's default (each forced).
@@ -504,20 +549,27 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                     for (options, label) in variants {
                         outcome.push(
                             bench_sort_with(&gpu, n, &options, label, args)
-                                .map_err(|e| (label.to_string(), e)),
+                                .map_err(Row::failing("sort", label, U32, n)),
                         );
                     }
                     let radix = SortOptions::default();
                     for variant in RadixVariant::ALL {
-                        let row = match variant {
-                            RadixVariant::Pairs | RadixVariant::Low16 | RadixVariant::Below16 => {
-                                bench_radix::<u32>(&gpu, n, variant, &radix, "radix sort", args)
-                            }
-                            RadixVariant::U64 => {
-                                bench_radix::<u64>(&gpu, n, variant, &radix, "radix sort", args)
-                            }
+                        let (row, types) = match variant {
+                            RadixVariant::Pairs => (
+                                bench_radix::<u32>(&gpu, n, variant, &radix, "radix sort", args),
+                                U32_PAIRS,
+                            ),
+                            RadixVariant::Low16 | RadixVariant::Below16 => (
+                                bench_radix::<u32>(&gpu, n, variant, &radix, "radix sort", args),
+                                U32,
+                            ),
+                            RadixVariant::U64 => (
+                                bench_radix::<u64>(&gpu, n, variant, &radix, "radix sort", args),
+                                U64,
+                            ),
                         };
-                        outcome.push(row.map_err(|e| ("radix sort".to_string(), e)));
+                        let failed = Row::failing(variant.operation(), "radix sort", types, n);
+                        outcome.push(row.map_err(failed));
                     }
                 }
                 Operation::Scan => {
@@ -527,16 +579,19 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         Some(ScanStrategy::ReduceThenScan),
                     ] {
                         let label = strategy_label(strategy);
-                        outcome.push(bench_scan(&gpu, n, strategy, args).map_err(|e| (label, e)));
+                        outcome.push(
+                            bench_scan(&gpu, n, strategy, args)
+                                .map_err(Row::failing("scan", &label, U32, n)),
+                        );
                     }
                 }
-                Operation::Reduce => {
-                    outcome.push(bench_reduce(&gpu, n, args).map_err(|e| ("sum".to_string(), e)))
-                }
+                Operation::Reduce => outcome.push(
+                    bench_reduce(&gpu, n, args).map_err(Row::failing("reduce", "sum", U32, n)),
+                ),
                 Operation::Transfer => {
                     outcome.extend(
                         bench_transfer(&gpu, n, args.repeats)
-                            .map_err(|e| ("wgpu".to_string(), e))
+                            .map_err(Row::failing("transfer", "wgpu", U32, n))
                             .map_or_else(
                                 |e| vec![Err(e)],
                                 |rows| rows.into_iter().map(Ok).collect(),
@@ -579,9 +634,13 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         };
                         let values = (operation == Operation::Pairs)
                             .then_some((&a_values[..], &b_values[..]));
+                        let (merge_row, types) = match values {
+                            Some(_) => ("merge_pairs", U32_PAIRS),
+                            None => ("merge", U32),
+                        };
                         outcome.push(
                             bench_merge(&gpu, &a, &b, values, &options, &label, args, &want)
-                                .map_err(|e| (label.clone(), e)),
+                                .map_err(Row::failing(merge_row, &label, types, n)),
                         );
                         progress.inc(1);
                     }
@@ -596,10 +655,7 @@ fn run(args: &Args) -> Result<(Report, &'static str), Failure> {
                         share(&mut row);
                         record(&mut rows, row);
                     }
-                    Err((label, e)) => {
-                        let name = format!("{operation:?}").to_lowercase();
-                        record(&mut rows, Row::failed(&name, &label, n, e.to_string()));
-                    }
+                    Err(row) => record(&mut rows, row),
                 }
             }
         }
@@ -1854,16 +1910,16 @@ fn table_line(r: &Row) -> String {
     let opt = |v: Option<f64>, precision: usize| {
         v.map_or("-".to_string(), |v| format!("{v:.precision$}"))
     };
-    if let Some(error) = &r.error {
-        return format!(
-            "{:<12} {:<30} {:>6} {:>11} not run: {error}",
-            r.operation, r.algorithm, "u32", r.n
-        );
-    }
     let types = match &r.value_type {
         Some(_) => format!("{}/32", r.key_type),
         None => r.key_type.clone(),
     };
+    if let Some(error) = &r.error {
+        return format!(
+            "{:<12} {:<30} {:>6} {:>11} not run: {error}",
+            r.operation, r.algorithm, types, r.n
+        );
+    }
     format!(
         "{:<12} {:<30} {:>6} {:>11} {:>9.4} {:>10} {:>10} {:>7} {:>8} {:>8.1} {:>7} {:>7} {:>6}",
         r.operation,
