@@ -250,7 +250,7 @@ impl Row {
     fn failed(
         operation: &str,
         algorithm: &str,
-        (key_type, value_type): (&str, Option<&'static str>),
+        (key_type, value_type): RowTypes,
         n: usize,
         error: String,
     ) -> Self {
@@ -269,27 +269,20 @@ impl Row {
     fn failing(
         operation: &str,
         algorithm: &str,
-        types: (&str, Option<&'static str>),
+        types: RowTypes,
         n: usize,
     ) -> impl FnOnce(Failure) -> Row {
         let (operation, algorithm) = (operation.to_string(), algorithm.to_string());
-        let types = (types.0.to_string(), types.1);
-        move |e| {
-            Row::failed(
-                &operation,
-                &algorithm,
-                (&types.0, types.1),
-                n,
-                e.to_string(),
-            )
-        }
+        move |e| Row::failed(&operation, &algorithm, types, n, e.to_string())
     }
 }
 
-/// Key and value types of a row: u32 keys alone, u32 keys and values, u64 keys alone.
-const U32: (&str, Option<&str>) = ("u32", None);
-const U32_PAIRS: (&str, Option<&str>) = ("u32", Some("u32"));
-const U64: (&str, Option<&str>) = ("u64", None);
+/// A row's key type and value type, if any.
+type RowTypes = (&'static str, Option<&'static str>);
+/// u32 keys alone, u32 keys and values, u64 keys alone.
+const U32: RowTypes = ("u32", None);
+const U32_PAIRS: RowTypes = ("u32", Some("u32"));
+const U64: RowTypes = ("u64", None);
 
 type Failure = Box<dyn std::error::Error>;
 
@@ -806,30 +799,9 @@ fn bench_merge(
     args: &Args,
     want: &(Vec<u32>, Vec<u32>),
 ) -> Result<Row, Failure> {
-    let repeats = args.repeats;
     let n = a.len() + b.len();
-    let buffer = |data: &[u32]| timing::storage_buffer(gpu, data);
-    let (a_buffer, b_buffer, out) = (buffer(a), buffer(b), buffer(&vec![0; n]));
-    let value_buffers = values
-        .map(|(a_values, b_values)| (buffer(a_values), buffer(b_values), buffer(&vec![0; n])));
-    let buffers = MergeBuffers {
-        a: &a_buffer,
-        a_len: a.len(),
-        b: &b_buffer,
-        b_len: b.len(),
-        out: &out,
-        values: value_buffers.as_ref().map(|(a, b, out)| ValueBuffers {
-            a,
-            b,
-            out,
-            value_size: 4,
-        }),
-    };
-    let scratch = gpu.create_scratch();
-    let time = timing::median_gpu_time(gpu, repeats, |encoder| {
-        gpu.encode_merge::<u32>(encoder, &scratch, &buffers, options)
-    })?;
-    drop((a_buffer, b_buffer, out, value_buffers));
+    // The resident buffers go before the end-to-end runs.
+    let (time, _) = time_resident_merge::<u32>(gpu, (a, b), values, options, args.repeats)?;
 
     let (operation, value_type, bytes) = if values.is_some() {
         ("merge_pairs", Some("u32"), 16.0)
@@ -873,6 +845,44 @@ fn bench_merge(
     Ok(row)
 }
 
+/// The median device time of one merge of `a` and `b`, keys of `K` as u32 words (with u32
+/// `values`), on resident buffers, and the buffer of the merged keys.
+fn time_resident_merge<K: wgmerge::Key>(
+    gpu: &Gpu,
+    (a, b): (&[u32], &[u32]),
+    values: Option<(&[u32], &[u32])>,
+    options: &MergeOptions,
+    repeats: usize,
+) -> Result<(Duration, wgpu::Buffer), Failure> {
+    let key_words = K::TYPE.size() as usize / 4;
+    let (a_len, b_len) = (a.len() / key_words, b.len() / key_words);
+    let buffer = |data: &[u32]| timing::storage_buffer(gpu, data);
+    let (a_buffer, b_buffer) = (buffer(a), buffer(b));
+    let out = output_buffer(gpu, a.len() + b.len());
+    let value_buffers = values.map(|(a_values, b_values)| {
+        let out = output_buffer(gpu, a_len + b_len);
+        (buffer(a_values), buffer(b_values), out)
+    });
+    let buffers = MergeBuffers {
+        a: &a_buffer,
+        a_len,
+        b: &b_buffer,
+        b_len,
+        out: &out,
+        values: value_buffers.as_ref().map(|(a, b, out)| ValueBuffers {
+            a,
+            b,
+            out,
+            value_size: 4,
+        }),
+    };
+    let scratch = gpu.create_scratch();
+    let time = timing::median_gpu_time(gpu, repeats, |encoder| {
+        gpu.encode_merge::<K>(encoder, &scratch, &buffers, options)
+    })?;
+    Ok((time, out))
+}
+
 /// A merge of u64 keys `a` and `b` in `shape` (wgmerge's own where None): device time on
 /// resident buffers, checked against `want`. A row of its own operation (`merge_u64`), which no
 /// u32 anchor matches.
@@ -885,25 +895,14 @@ fn bench_merge_wide(
     args: &Args,
 ) -> Result<Row, Failure> {
     let n = a.len() + b.len();
-    let buffer = |keys: &[u64]| timing::storage_buffer(gpu, bytemuck::cast_slice(keys));
-    let (a_buffer, b_buffer, out) = (buffer(a), buffer(b), output_buffer(gpu, 2 * n));
-    let buffers = MergeBuffers {
-        a: &a_buffer,
-        a_len: a.len(),
-        b: &b_buffer,
-        b_len: b.len(),
-        out: &out,
-        values: None,
-    };
     let options = MergeOptions {
         workgroup_size: shape.map(|s| s.0),
         items_per_thread: shape.map(|s| s.1),
         ..Default::default()
     };
-    let scratch = gpu.create_scratch();
-    let time = timing::median_gpu_time(gpu, args.repeats, |encoder| {
-        gpu.encode_merge::<u64>(encoder, &scratch, &buffers, &options)
-    })?;
+    let words = |keys| bytemuck::cast_slice(keys);
+    let (time, out) =
+        time_resident_merge::<u64>(gpu, (words(a), words(b)), None, &options, args.repeats)?;
     let got = timing::read_words(gpu, &out, 2 * n)?;
     let mut row = Row::new("merge_u64", label, None, n, time, 16.0);
     row.key_type = "u64".into();
