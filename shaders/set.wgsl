@@ -88,9 +88,9 @@ fn set_tile(g: u32) -> TileRange {
 // after the last closes at the tile's end. Once every part is read, the same words scan the
 // parts' counts (exclusive_count): one word an invocation for both, so that four workgroups of
 // 256 fit an SM on the H100 (runs 295-297). TILE may be less than WORKGROUP_SIZE *
-// ITEMS_PER_THREAD (tuning::set_tiling: 2800 of 256 x 11 for 32-bit keys, 1400 of 256 x 6 with
-// values, each for a fourth workgroup an SM; 1916 of 256 x 8 for 64-bit keys, for a third): parts
-// past the tile's end are empty.
+// ITEMS_PER_THREAD (tuning::set_tiling: 2800 of 256 x 11 for union, 1400 of 256 x 6 with values,
+// each for a fourth workgroup an SM; 3833 of 256 x 15 for intersection, 1916 of 256 x 8 for
+// 64-bit keys, each for a third): parts past the tile's end are empty.
 var<workgroup> wg_words: array<u32, WORKGROUP_SIZE>;
 fn pack_part(split: vec2<u32>) -> u32 {
     return split.x | (split.y << 16u);

@@ -10,7 +10,7 @@ use wgmerge::{cpu, Error, KeyType, Order, SetOperation, SetOptions, Side};
 
 const ORDERS: [Order; 2] = [Order::Ascending, Order::Descending];
 
-/// Size pairs: empty, one side empty, tiny, around a tile (1400 to 2800 elements), unbalanced.
+/// Size pairs: empty, one side empty, tiny, around a tile (1400 to 3833 elements), unbalanced.
 const SIZES: [(usize, usize); 8] = [
     (0, 0),
     (0, 5),
