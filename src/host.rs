@@ -659,35 +659,27 @@ fn gpu_map(
 /// their own (readbacks): the ring pays only for large ones.
 const SMALL_TRANSFER: usize = 1 << 20;
 
-/// Copies `source` into mapped, write-only staging memory, by several threads when large.
-fn write_parallel(mut destination: wgpu::WriteOnly<'_, [u8]>, source: &[u8]) {
+/// Copies `source` into mapped, write-only staging memory, by several threads when large: the
+/// mapping is cut into parts of a fixed size (`WriteOnly::into_chunks`), one a thread at a time,
+/// so no thread can touch another's bytes.
+fn write_parallel(destination: wgpu::WriteOnly<'_, [u8]>, source: &[u8]) {
+    assert_eq!(destination.len(), source.len());
     #[cfg(not(target_arch = "wasm32"))]
     if source.len() >= 2 * COPY_BYTES_PER_THREAD {
         use rayon::prelude::*;
-        assert_eq!(destination.len(), source.len());
-        /// The mapped memory's address, shared by the threads that write disjoint parts of it.
-        struct Mapped(*mut u8);
-        // SAFETY: each thread writes its own part of the mapping, which outlives them all.
-        unsafe impl Sync for Mapped {}
-        let mapped = Mapped(destination.as_raw_ptr().cast::<u8>().as_ptr());
-        let mapped = &mapped;
-        source
-            .par_chunks(COPY_BYTES_PER_THREAD)
-            .enumerate()
-            .for_each(|(index, chunk)| {
-                // SAFETY: chunk `index` goes to bytes [index * C, index * C + len) of the
-                // mapping, which has source.len() bytes (asserted above): in bounds, and
-                // disjoint from every other thread's. The memory is only written, never read.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        chunk.as_ptr(),
-                        mapped.0.add(index * COPY_BYTES_PER_THREAD),
-                        chunk.len(),
-                    );
-                }
-            });
+        let (parts, mut tail) = destination.into_chunks::<COPY_BYTES_PER_THREAD>();
+        let (chunks, rest) = source.split_at(parts.len() * COPY_BYTES_PER_THREAD);
+        // A part of fixed size can cross threads (WriteOnly<[u8]> cannot).
+        parts
+            .into_iter()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .zip(chunks.par_chunks(COPY_BYTES_PER_THREAD))
+            .for_each(|(part, chunk)| wgpu::WriteOnly::<[u8]>::from(part).copy_from_slice(chunk));
+        tail.copy_from_slice(rest);
         return;
     }
+    let mut destination = destination;
     destination.copy_from_slice(source);
 }
 
