@@ -1528,9 +1528,15 @@ fn bench_reduce(gpu: &Gpu, n: usize, args: &Args) -> Result<Row, Failure> {
     Ok(row)
 }
 
-/// wgpu's own transfers of `n` u32: `queue.write_buffer` from a vector into a GPU buffer, and a
-/// GPU buffer copied into a mapped buffer and read back into a new vector, each waited for.
+/// wgpu's own transfers of `n` u32, each waited for, two ways. Plain: `queue.write_buffer` from
+/// a vector, and a copy into a mapped buffer read into a new vector. Staged as wgmerge's host
+/// driver does it: the vector written into a mapped staging buffer by several threads and copied
+/// to the GPU buffer, and the mapped readback copied by several threads into a vector whose pages
+/// are already in memory. The plain forms pay wgpu's own single-threaded copy and the new
+/// vector's page faults; the staged forms show the bandwidth wgpu gives where those are avoided.
 fn bench_transfer(gpu: &Gpu, n: usize, repeats: usize) -> Result<Vec<Row>, Failure> {
+    /// Bytes each thread copies at a time.
+    const CHUNK: usize = 1 << 20;
     let data: Vec<u32> = (0..n as u32).collect();
     let bytes = n as u64 * 4;
     let device = gpu.device();
@@ -1546,7 +1552,13 @@ fn bench_transfer(gpu: &Gpu, n: usize, repeats: usize) -> Result<Vec<Row>, Failu
         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
     );
     let readback = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+    let staging = buffer(wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC);
     let wait = || device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ());
+    let copy = |from: &wgpu::Buffer, to: &wgpu::Buffer| {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(from, 0, to, 0, bytes);
+        gpu.queue().submit([encoder.finish()]);
+    };
     let (upload, uploaded) = timing::median_wall_time(repeats.max(3), || {
         gpu.queue()
             .write_buffer(&target, 0, bytemuck::cast_slice(&data));
@@ -1556,19 +1568,67 @@ fn bench_transfer(gpu: &Gpu, n: usize, repeats: usize) -> Result<Vec<Row>, Failu
     uploaded?;
     let (download, read) =
         timing::median_wall_time(repeats.max(3), || -> Result<Vec<u32>, Failure> {
-            let mut encoder = device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(&target, 0, &readback, 0, bytes);
-            gpu.queue().submit([encoder.finish()]);
+            copy(&target, &readback);
             readback.map_async(wgpu::MapMode::Read, .., |r| r.expect("mapped"));
             wait()?;
             let words = bytemuck::pod_collect_to_vec(&readback.get_mapped_range(..)?);
             readback.unmap();
             Ok(words)
         });
+    let downloaded_plain = read? == data;
+    let (staged_upload, uploaded) =
+        timing::median_wall_time(repeats.max(3), || -> Result<(), Failure> {
+            staging.map_async(wgpu::MapMode::Write, .., |r| r.expect("mapped"));
+            wait()?;
+            {
+                // Parts of one size, one a thread at a time (as src/host.rs's write_parallel).
+                let mut view = staging.get_mapped_range_mut(..)?;
+                let (parts, mut tail) = view.slice(..).into_chunks::<CHUNK>();
+                let data = bytemuck::cast_slice::<u32, u8>(&data);
+                let (chunks, rest) = data.split_at(parts.len() * CHUNK);
+                parts
+                    .into_iter()
+                    .collect::<Vec<_>>()
+                    .into_par_iter()
+                    .zip(chunks.par_chunks(CHUNK))
+                    .for_each(|(to, from)| wgpu::WriteOnly::<[u8]>::from(to).copy_from_slice(from));
+                tail.copy_from_slice(rest);
+            }
+            staging.unmap();
+            copy(&staging, &target);
+            Ok(wait()?)
+        });
+    uploaded?;
+    // Zeroed, so that a readback that copied nothing cannot pass; its pages are in memory.
+    let mut result = vec![0u32; n];
+    let (staged_download, read) =
+        timing::median_wall_time(repeats.max(3), || -> Result<(), Failure> {
+            copy(&target, &readback);
+            readback.map_async(wgpu::MapMode::Read, .., |r| r.expect("mapped"));
+            wait()?;
+            bytemuck::cast_slice_mut::<u32, u8>(&mut result)
+                .par_chunks_mut(CHUNK)
+                .zip(readback.get_mapped_range(..)?.par_chunks(CHUNK))
+                .for_each(|(to, from)| to.copy_from_slice(from));
+            readback.unmap();
+            Ok(())
+        });
+    read?;
+    let threads = rayon::current_num_threads();
     let mut rows = Vec::new();
     for (name, time, correct) in [
-        ("upload (write_buffer)", upload, true),
-        ("download (mapped copy)", download, read? == data),
+        ("upload (write_buffer)".to_string(), upload, true),
+        (
+            "download (mapped copy)".to_string(),
+            download,
+            downloaded_plain,
+        ),
+        (format!("upload ({threads} threads)"), staged_upload, true),
+        (
+            format!("download ({threads} threads)"),
+            staged_download,
+            result == data,
+        ),
     ] {
         let mut row = Row::new("transfer", &format!("wgpu {name}"), None, n, time, 4.0);
         row.correct = Some(correct);
