@@ -2,13 +2,14 @@
 //! argsort. Each call checks its options against the algorithm it names, then records the radix
 //! sort (radix_sort.rs) or the merge sort (merge_sort.rs).
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use bytemuck::Pod;
 
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values};
+use crate::merge::{check_value_size, host_values, HostValues, MergeOptions};
 use crate::merge_sort::MergeSortPlan;
 use crate::radix_sort::{RadixPlan, RadixStrategy};
 use crate::scratch::Scratch;
@@ -49,6 +50,12 @@ pub struct SortOptions {
     /// Merge sort only: keys each invocation sorts and merges per pass; `None` lets wgmerge
     /// choose. A workgroup sorts `workgroup_size * items_per_thread` keys in its first pass.
     pub items_per_thread: Option<u32>,
+    /// Slice forms: the most keys one piece may hold. A longer input is sorted piece by piece,
+    /// and the sorted pieces are merged on the GPU (merge path, itself in pieces), earlier
+    /// pieces first on equal keys, so the result is the same stable sort. `None`: pieces of at
+    /// most one storage binding ([`Gpu::max_merge_len`]). With `bits`, an input longer than a
+    /// piece is [`Error::TooLarge`]: the merges compare whole keys.
+    pub max_piece_len: Option<usize>,
 }
 
 /// Which sort [`SortOptions`] runs. Both are stable and give the same result on all bits.
@@ -153,9 +160,151 @@ impl Gpu {
         ))
     }
 
-    /// Upload, sort, read back through the host driver, in one piece: the input must fit one
-    /// storage binding ([`Gpu::max_merge_len`]).
+    /// Upload, sort, read back through the host driver: in one piece where the input fits one
+    /// (`max_piece_len`, at most one storage binding), else in pieces merged afterwards.
     pub(crate) async fn sort_host<K: Key>(
+        &self,
+        keys: &[K],
+        values: Option<(&[u8], u32)>,
+        options: &SortOptions,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        let most = self.sort_piece_len(K::TYPE, values.map_or(0, |(_, size)| size), options)?;
+        if keys.len() <= most {
+            return self.sort_piece(keys, values, options, destinations).await;
+        }
+        self.sort_in_pieces(keys, values, options, most, destinations)
+            .await
+    }
+
+    /// The most keys one piece of a slice-form sort holds.
+    fn sort_piece_len(
+        &self,
+        key: KeyType,
+        value_size: u32,
+        options: &SortOptions,
+    ) -> Result<usize, Error> {
+        host::piece_len(options.max_piece_len, self.max_merge_len(key, value_size))
+    }
+
+    /// A sort longer than one piece: each piece of `most` keys sorted on the GPU in turn, then
+    /// the sorted runs merged two by two, level by level (merge path's slice form, which goes in
+    /// pieces of its own), the last level into `destinations`. A merge takes the earlier run's
+    /// keys first where keys are equal, so the result is the stable sort's. Host memory besides
+    /// the result: the sorted runs, and from three runs on, one more level's.
+    async fn sort_in_pieces<K: Key>(
+        &self,
+        keys: &[K],
+        values: Option<(&[u8], u32)>,
+        options: &SortOptions,
+        most: usize,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        let len = keys.len();
+        if options.bits.is_some() {
+            return Err(Error::TooLarge {
+                what: "sort input on a bit range (sorted pieces are merged on whole keys)",
+                len,
+                max: most,
+            });
+        }
+        let value_size = values.map_or(0, |(_, size)| size as usize);
+        // Every piece is planned as the first is: check the options before any work.
+        self.plan_any_sort(K::TYPE, most, value_size as u32, false, options)?;
+        let sizes = element_sizes(K::TYPE, value_size);
+        let bounds: Vec<usize> = (0..len).step_by(most).chain([len]).collect();
+        let mut sorted_keys = ResultVec::<K>::new(len)?;
+        let mut sorted_values = ResultVec::<u8>::new(len * value_size)?;
+        for piece in bounds.windows(2) {
+            let range = piece[0]..piece[1];
+            let piece_values =
+                values.map(|(bytes, size)| (&bytes[scaled(&range, value_size)], size));
+            let mut outputs = [sorted_keys.bytes(), sorted_values.bytes()];
+            let written = self
+                .sort_piece(
+                    &keys[range.clone()],
+                    piece_values,
+                    options,
+                    &mut outputs_at(&mut outputs, &sizes, &range),
+                )
+                .await?;
+            expect_written(written, &range)?;
+        }
+        let mut runs = SortedRuns {
+            keys: sorted_keys.into_vec(len),
+            values: sorted_values.into_vec(len * value_size),
+            bounds,
+        };
+        let merge_options = MergeOptions {
+            order: options.order,
+            ..Default::default()
+        };
+        while runs.bounds.len() > 3 {
+            let mut level_keys = ResultVec::<K>::new(len)?;
+            let mut level_values = ResultVec::<u8>::new(runs.values.len())?;
+            let bounds = {
+                let mut outputs = [level_keys.bytes(), level_values.bytes()];
+                self.merge_runs(&runs, value_size, &merge_options, &mut outputs)
+                    .await?
+            };
+            runs = SortedRuns {
+                keys: level_keys.into_vec(len),
+                values: level_values.into_vec(runs.values.len()),
+                bounds,
+            };
+        }
+        self.merge_runs(&runs, value_size, &merge_options, destinations)
+            .await?;
+        Ok(len)
+    }
+
+    /// One level of a sort's merges: runs 2i and 2i + 1 merged into their place in `outputs`
+    /// (keys, then values where there are), a last run alone copied there. Returns the new
+    /// runs' bounds.
+    async fn merge_runs<K: Key>(
+        &self,
+        runs: &SortedRuns<K>,
+        value_size: usize,
+        options: &MergeOptions,
+        outputs: host::Destinations<'_, '_>,
+    ) -> Result<Vec<usize>, Error> {
+        let sizes = element_sizes(K::TYPE, value_size);
+        let bounds = &runs.bounds;
+        let mut next = vec![0];
+        for first in (0..bounds.len() - 1).step_by(2) {
+            let paired = first + 2 < bounds.len();
+            let (start, end) = (bounds[first], bounds[(first + 2).min(bounds.len() - 1)]);
+            let range = start..end;
+            let mut parts = outputs_at(outputs, &sizes, &range);
+            if !paired {
+                host::copy_parallel(
+                    &mut *parts[0],
+                    bytemuck::cast_slice(&runs.keys[range.clone()]),
+                );
+                if let Some(part) = parts.get_mut(1) {
+                    host::copy_parallel(part, &runs.values[scaled(&range, value_size)]);
+                }
+            } else {
+                let middle = bounds[first + 1];
+                let values = (value_size > 0).then(|| HostValues {
+                    a: &runs.values[scaled(&(start..middle), value_size)],
+                    b: &runs.values[scaled(&(middle..end), value_size)],
+                    size: value_size as u32,
+                });
+                let (a, b) = (&runs.keys[start..middle], &runs.keys[middle..end]);
+                let written = self
+                    .merge_host(a, b, values, options, &mut parts, &mut |_, _| {})
+                    .await?;
+                expect_written(written, &range)?;
+            }
+            next.push(end);
+        }
+        Ok(next)
+    }
+
+    /// Upload, sort, read back through the host driver, in one piece: the input fits one
+    /// storage binding.
+    async fn sort_piece<K: Key>(
         &self,
         keys: &[K],
         values: Option<(&[u8], u32)>,
@@ -214,6 +363,9 @@ impl Gpu {
             len: keys.len(),
             max: u32::MAX as usize,
         })?;
+        if keys.len() > self.sort_piece_len(K::TYPE, 4, options)? {
+            return self.argsort_in_pieces(keys, options).await;
+        }
         self.plan_any_sort(K::TYPE, keys.len(), 4, false, options)?;
         let mut order = ResultVec::<u32>::new(keys.len())?;
         if keys.is_empty() {
@@ -256,6 +408,35 @@ impl Gpu {
         };
         let written =
             host::run(self, &call, &mut work, &mut [order.bytes()], &mut |_, _| {}).await?;
+        Ok(order.into_vec(written))
+    }
+
+    /// An argsort longer than one piece: the keys sorted in pieces with their indices as values,
+    /// of which only the indices are kept.
+    async fn argsort_in_pieces<K: Key>(
+        &self,
+        keys: &[K],
+        options: &SortOptions,
+    ) -> Result<Vec<u32>, Error> {
+        let len = keys.len();
+        let mut indices = Vec::new();
+        indices
+            .try_reserve_exact(len)
+            .map_err(|_| Error::OutOfMemory(format!("no host memory for {len} indices")))?;
+        indices.extend(0..len as u32);
+        let mut sorted_keys = ResultVec::<K>::new(len)?;
+        let mut order = ResultVec::<u32>::new(len)?;
+        let most = self.sort_piece_len(K::TYPE, 4, options)?;
+        let values = Some((bytemuck::cast_slice(&indices), 4));
+        let written = self
+            .sort_in_pieces(
+                keys,
+                values,
+                options,
+                most,
+                &mut [sorted_keys.bytes(), order.bytes()],
+            )
+            .await?;
         Ok(order.into_vec(written))
     }
 
@@ -410,6 +591,52 @@ impl Gpu {
             }
         })
     }
+}
+
+/// A sort's sorted runs between `bounds`: keys, and value bytes (empty without values).
+struct SortedRuns<K> {
+    keys: Vec<K>,
+    values: Vec<u8>,
+    bounds: Vec<usize>,
+}
+
+/// Bytes an element takes in each output: the key's, then the value's where there are values.
+fn element_sizes(key: KeyType, value_size: usize) -> Vec<usize> {
+    let mut sizes = vec![key.size() as usize];
+    if value_size > 0 {
+        sizes.push(value_size);
+    }
+    sizes
+}
+
+/// Elements `range` of each output, an element of output i taking `sizes[i]` bytes.
+fn outputs_at<'a>(
+    outputs: &'a mut [&mut [MaybeUninit<u8>]],
+    sizes: &[usize],
+    range: &Range<usize>,
+) -> Vec<&'a mut [MaybeUninit<u8>]> {
+    outputs
+        .iter_mut()
+        .zip(sizes)
+        .map(|(output, &size)| &mut output[scaled(range, size)])
+        .collect()
+}
+
+/// The bytes of elements `range`, each `size` bytes.
+fn scaled(range: &Range<usize>, size: usize) -> Range<usize> {
+    range.start * size..range.end * size
+}
+
+/// A piece's result must be whole before it is read as such (the driver writes every element
+/// of an output whose length it knows).
+fn expect_written(written: usize, range: &Range<usize>) -> Result<(), Error> {
+    if written == range.len() {
+        return Ok(());
+    }
+    Err(Error::Validation(format!(
+        "a sort in pieces got {written} of the {} elements of {range:?}",
+        range.len()
+    )))
 }
 
 /// A slice-form sort, in one piece: the slot's input buffers are the keys (and values), its

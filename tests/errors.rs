@@ -247,13 +247,15 @@ fn resident_inputs_beyond_the_binding_limit_are_rejected() {
         matches!(result, Err(Error::TooLarge { max: 128, .. })),
         "{result:?}"
     );
-    // Sorts must fit one binding too.
-    let keys: Vec<u32> = (0..257).rev().collect();
-    assert_eq!(
-        gpu.sort(&keys[1..]).unwrap(),
-        (0..256).collect::<Vec<u32>>()
-    );
-    let result = gpu.sort(&keys);
+    // A resident sort must fit one binding too; the slice forms sort pieces that fit and merge
+    // them.
+    let sort_buffers = SortBuffers {
+        keys: &a,
+        temp: &b,
+        len: 257,
+        values: None,
+    };
+    let result = gpu.encode_sort::<u32>(&mut encoder, &scratch, &sort_buffers, &Default::default());
     assert!(
         matches!(
             result,
@@ -265,24 +267,12 @@ fn resident_inputs_beyond_the_binding_limit_are_rejected() {
         ),
         "{result:?}"
     );
-    let result = gpu.sort_pairs(
-        &keys[..129],
-        &keys[..129]
-            .iter()
-            .map(|&k| u64::from(k))
-            .collect::<Vec<_>>(),
-    );
-    assert!(
-        matches!(
-            result,
-            Err(Error::TooLarge {
-                len: 129,
-                max: 128,
-                ..
-            })
-        ),
-        "{result:?}"
-    );
+    let keys: Vec<u32> = (0..257).rev().collect();
+    assert_eq!(gpu.sort(&keys).unwrap(), (0..257).collect::<Vec<u32>>());
+    let values: Vec<u64> = keys.iter().map(|&k| u64::from(k) << 32).collect();
+    let (sorted, moved) = gpu.sort_pairs(&keys[..129], &values[..129]).unwrap();
+    assert_eq!(sorted, (128..257).collect::<Vec<u32>>());
+    assert_eq!(moved, (128..257).map(|k| k << 32).collect::<Vec<u64>>());
 }
 
 #[test]
@@ -475,23 +465,15 @@ fn pieces_fit_the_largest_buffer() {
         .merge_pairs(&a, &a_values, &b, &b_values)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got, wgmerge::cpu::merge_pairs(&a, &a_values, &b, &b_values));
-    // A sort is one piece: 1024 bytes of 8-byte values.
-    let keys: Vec<u32> = (0..129).rev().collect();
-    let values = vec![0u64; keys.len()];
-    let result = gpu.sort_pairs(&keys, &values);
-    assert!(
-        matches!(
-            result,
-            Err(Error::TooLarge {
-                len: 129,
-                max: 128,
-                ..
-            })
-        ),
-        "{result:?}"
-    );
-    let (sorted, _) = gpu.sort_pairs(&keys[1..], &values[1..]).unwrap();
-    assert_eq!(sorted, (0..128).collect::<Vec<u32>>());
+    // A sort of more than one binding (1024 bytes of 8-byte values: 128) sorts pieces that fit
+    // and merges them.
+    let keys: Vec<u32> = (0..300).rev().collect();
+    let values: Vec<u64> = (0..keys.len() as u64).collect();
+    let (sorted, moved) = gpu
+        .sort_pairs(&keys, &values)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sorted, (0..300).collect::<Vec<u32>>());
+    assert_eq!(moved, (0..300).rev().collect::<Vec<u64>>());
 }
 
 /// A buffer of another wgpu `Instance`: wgpu resolves buffers by ids unique only within their

@@ -142,6 +142,80 @@ fn large_and_odd_shapes() {
     }
 }
 
+/// Slice forms longer than a piece sort each piece and merge the sorted pieces: the same stable
+/// sort for keys, pairs and argsort, every key type and order, two to many pieces, pieces that end
+/// inside runs of equal keys, and an odd number of runs at some merge level.
+fn sorts_in_pieces<K: TestKey>() {
+    let mut rng = rng(&format!("sort::pieces::<{}>", K::TYPE.name()));
+    for order in ORDERS {
+        for (len, piece, algorithm) in [
+            (2000, 1000, SortAlgorithm::Radix),
+            (5000, 777, SortAlgorithm::Radix),
+            (300, 37, SortAlgorithm::Radix),
+            (3001, 1000, SortAlgorithm::Merge),
+        ] {
+            let options = SortOptions {
+                algorithm,
+                order,
+                max_piece_len: Some(piece),
+                ..Default::default()
+            };
+            for (shape, keys) in inputs::<K>(&mut rng, len) {
+                if !shape.ends_with("shuffled") && piece != 777 {
+                    continue;
+                }
+                let context = format!(
+                    "{} {order:?} {algorithm:?} {shape} len={len} in pieces of {piece}",
+                    K::TYPE.name()
+                );
+                check_sort::<K, u32>(&keys, &options, &context);
+                let got = gpu()
+                    .argsort_with(&keys, &options)
+                    .unwrap_or_else(|e| panic!("{context}: {e}"));
+                let indices: Vec<u32> = (0..keys.len() as u32).collect();
+                let (_, want) = cpu::sort_pairs_ordered(&keys, &indices, order);
+                assert_same(&got, &want, &format!("{context} argsort"));
+            }
+        }
+    }
+}
+
+every_key_type!(sorts_in_pieces);
+
+/// A sort beyond one piece on a bit range is refused (its merges would compare whole keys), as
+/// is an empty piece; within one piece both sort.
+#[test]
+fn pieces_refuse_bit_ranges() {
+    let keys: Vec<u32> = (0..100).rev().collect();
+    let options = SortOptions {
+        bits: Some(0..8),
+        max_piece_len: Some(50),
+        ..Default::default()
+    };
+    let result = gpu().sort_with(&keys, &options);
+    assert!(
+        matches!(
+            result,
+            Err(Error::TooLarge {
+                len: 100,
+                max: 50,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+    let within = gpu().sort_with(&keys[..50], &options).unwrap();
+    assert_eq!(within, (50..100).collect::<Vec<u32>>());
+    let empty = SortOptions {
+        max_piece_len: Some(0),
+        ..Default::default()
+    };
+    assert!(matches!(
+        gpu().sort_with(&keys, &empty),
+        Err(Error::InvalidOptions(_))
+    ));
+}
+
 #[test]
 fn bad_input_is_an_error() {
     let gpu = gpu();
