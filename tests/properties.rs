@@ -97,12 +97,15 @@ proptest! {
         workgroup in prop::sample::select(vec![1u32, 2, 8, 32, 100, 256]),
         items in 1u32..=8,
         descending: bool,
+        // Pieces sorted, then merged, where the input is longer.
+        max_piece_len in prop::option::of(500usize..6000),
     ) {
         let options = SortOptions {
             order: if descending { Order::Descending } else { Order::Ascending },
             algorithm: SortAlgorithm::Merge,
             workgroup_size: Some(workgroup),
             items_per_thread: Some(items),
+            max_piece_len,
             ..Default::default()
         };
         let values: Vec<u32> = (0..keys.len() as u32).collect();
