@@ -4,6 +4,10 @@
 //! how a merge is planned and recorded. Slice forms go through the host driver (host.rs), cut
 //! into pieces by the host's co-rank.
 
+use std::borrow::Cow;
+use std::mem::MaybeUninit;
+use std::ops::Range;
+
 use bytemuck::{Pod, Zeroable};
 
 use crate::device::{bind_elements, entry, whole, Gpu};
@@ -1066,6 +1070,54 @@ pub(crate) fn check_out_len(what: &'static str, actual: usize, len: usize) -> Re
     Ok(())
 }
 
+/// Sorted runs end to end, between `bounds` (the first 0, the last the length): keys, and value
+/// bytes of `value_size` each (none where 0), borrowed or owned.
+pub(crate) struct SortedRuns<'a, K: Clone> {
+    pub(crate) keys: Cow<'a, [K]>,
+    pub(crate) values: Cow<'a, [u8]>,
+    pub(crate) value_size: usize,
+    pub(crate) bounds: Vec<usize>,
+}
+
+/// Bytes an element takes in each output: the key's, then the value's where there are values.
+pub(crate) fn element_sizes(key: KeyType, value_size: usize) -> Vec<usize> {
+    let mut sizes = vec![key.size() as usize];
+    if value_size > 0 {
+        sizes.push(value_size);
+    }
+    sizes
+}
+
+/// Elements `range` of each output, an element of output i taking `sizes[i]` bytes.
+pub(crate) fn outputs_at<'a>(
+    outputs: &'a mut [&mut [MaybeUninit<u8>]],
+    sizes: &[usize],
+    range: &Range<usize>,
+) -> Vec<&'a mut [MaybeUninit<u8>]> {
+    outputs
+        .iter_mut()
+        .zip(sizes)
+        .map(|(output, &size)| &mut output[scaled(range, size)])
+        .collect()
+}
+
+/// The bytes of elements `range`, each `size` bytes.
+pub(crate) fn scaled(range: &Range<usize>, size: usize) -> Range<usize> {
+    range.start * size..range.end * size
+}
+
+/// A part's result must be whole before it is read as such (the driver writes every element of
+/// an output whose length it knows).
+pub(crate) fn expect_written(written: usize, range: &Range<usize>) -> Result<(), Error> {
+    if written == range.len() {
+        return Ok(());
+    }
+    Err(Error::Validation(format!(
+        "a merge of sorted runs got {written} of the {} elements of {range:?}",
+        range.len()
+    )))
+}
+
 /// A slice-form merge, piece by piece (host.rs runs it).
 struct MergeWork<'a, K> {
     a: &'a [K],
@@ -1201,6 +1253,87 @@ impl Gpu {
             scratch: self.create_scratch(),
         };
         host::run(self, &call, &mut work, destinations, progress).await
+    }
+
+    /// Merges sorted runs on the host side, two by two, level by level, each merge through
+    /// [`Gpu::merge_host`] (so any length, in pieces), the last level into `destinations`; a
+    /// level's last run without a partner is copied. A merge takes the earlier run's keys first
+    /// where keys are equal, so the result is stable by run: a sort's sorted pieces, or the
+    /// many-way merge beyond one binding. Host memory besides the result: the runs as given,
+    /// and one level's copy at a time (a level replaces runs it owns). Returns the elements
+    /// written.
+    pub(crate) async fn merge_sorted_runs<K: Key>(
+        &self,
+        mut runs: SortedRuns<'_, K>,
+        order: Order,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        let len = runs.keys.len();
+        let options = MergeOptions {
+            order,
+            ..Default::default()
+        };
+        while runs.bounds.len() > 3 {
+            let mut level_keys = ResultVec::<K>::new(len)?;
+            let mut level_values = ResultVec::<u8>::new(runs.values.len())?;
+            let bounds = {
+                let mut outputs = [level_keys.bytes(), level_values.bytes()];
+                self.merge_level(&runs, &options, &mut outputs).await?
+            };
+            let value_bytes = runs.values.len();
+            runs = SortedRuns {
+                keys: Cow::Owned(level_keys.into_vec(len)),
+                values: Cow::Owned(level_values.into_vec(value_bytes)),
+                value_size: runs.value_size,
+                bounds,
+            };
+        }
+        self.merge_level(&runs, &options, destinations).await?;
+        Ok(len)
+    }
+
+    /// One level of [`Gpu::merge_sorted_runs`]: runs 2i and 2i + 1 merged into their place in
+    /// `outputs` (keys, then values where there are), a last run alone copied there. Returns
+    /// the new runs' bounds.
+    async fn merge_level<K: Key>(
+        &self,
+        runs: &SortedRuns<'_, K>,
+        options: &MergeOptions,
+        outputs: host::Destinations<'_, '_>,
+    ) -> Result<Vec<usize>, Error> {
+        let value_size = runs.value_size;
+        let sizes = element_sizes(K::TYPE, value_size);
+        let bounds = &runs.bounds;
+        let mut next = vec![0];
+        for first in (0..bounds.len().saturating_sub(1)).step_by(2) {
+            let paired = first + 2 < bounds.len();
+            let (start, end) = (bounds[first], bounds[(first + 2).min(bounds.len() - 1)]);
+            let range = start..end;
+            let mut parts = outputs_at(outputs, &sizes, &range);
+            if !paired {
+                host::copy_parallel(
+                    &mut *parts[0],
+                    bytemuck::cast_slice(&runs.keys[range.clone()]),
+                );
+                if let Some(part) = parts.get_mut(1) {
+                    host::copy_parallel(part, &runs.values[scaled(&range, value_size)]);
+                }
+            } else {
+                let middle = bounds[first + 1];
+                let values = (value_size > 0).then(|| HostValues {
+                    a: &runs.values[scaled(&(start..middle), value_size)],
+                    b: &runs.values[scaled(&(middle..end), value_size)],
+                    size: value_size as u32,
+                });
+                let (a, b) = (&runs.keys[start..middle], &runs.keys[middle..end]);
+                let written = self
+                    .merge_host(a, b, values, options, &mut parts, &mut |_, _| {})
+                    .await?;
+                expect_written(written, &range)?;
+            }
+            next.push(end);
+        }
+        Ok(next)
     }
 }
 

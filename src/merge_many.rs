@@ -4,11 +4,13 @@
 //! (`tuning::merge_many_by_tree`), the runs are radix sorted end to end instead: a stable sort of
 //! runs laid end to end is exactly the stable merge by run index, in linear work.
 
+use std::borrow::Cow;
+
 use bytemuck::Pod;
 
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values, MergeOptions, MergePlan};
+use crate::merge::{check_value_size, host_values, MergeOptions, MergePlan, SortedRuns};
 use crate::merge_sort::PreparedSort;
 use crate::scratch::Scratch;
 use crate::sort::{SortBuffers, SortOptions};
@@ -262,8 +264,9 @@ impl Gpu {
         ))
     }
 
-    /// Upload, merge, read back through the host driver, in one piece: the runs laid end to end
-    /// go through the merge tree, or the radix sort where that is cheaper.
+    /// Upload, merge, read back through the host driver: the runs laid end to end go through
+    /// the merge tree in one piece, or the radix sort where that is cheaper; beyond one binding
+    /// the runs are merged two by two from host memory (or sorted in pieces).
     async fn merge_many_host<K: Key>(
         &self,
         keys: &[K],
@@ -281,6 +284,17 @@ impl Gpu {
             return self.sort_host(keys, values, &options, destinations).await;
         }
         let value_size = values.map_or(0, |(_, size)| size);
+        if keys.len() > self.max_merge_len(K::TYPE, value_size) {
+            // Beyond one binding: the runs merged two by two from host memory, each merge in
+            // pieces.
+            let runs = SortedRuns {
+                keys: Cow::Borrowed(keys),
+                values: Cow::Borrowed(values.map_or(&[][..], |(bytes, _)| bytes)),
+                value_size: value_size as usize,
+                bounds,
+            };
+            return self.merge_sorted_runs(runs, order, destinations).await;
+        }
         let plan = self.plan_tree(K::TYPE, value_size, bounds, order)?;
         if keys.is_empty() {
             return Ok(0);

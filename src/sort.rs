@@ -2,14 +2,16 @@
 //! argsort. Each call checks its options against the algorithm it names, then records the radix
 //! sort (radix_sort.rs) or the merge sort (merge_sort.rs).
 
-use std::mem::MaybeUninit;
+use std::borrow::Cow;
 use std::ops::Range;
 
 use bytemuck::Pod;
 
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values, HostValues, MergeOptions};
+use crate::merge::{
+    check_value_size, element_sizes, expect_written, host_values, outputs_at, scaled, SortedRuns,
+};
 use crate::merge_sort::MergeSortPlan;
 use crate::radix_sort::{RadixPlan, RadixStrategy};
 use crate::scratch::Scratch;
@@ -188,10 +190,8 @@ impl Gpu {
     }
 
     /// A sort longer than one piece: each piece of `most` keys sorted on the GPU in turn, then
-    /// the sorted runs merged two by two, level by level (merge path's slice form, which goes in
-    /// pieces of its own), the last level into `destinations`. A merge takes the earlier run's
-    /// keys first where keys are equal, so the result is the stable sort's. Host memory besides
-    /// the result: the sorted runs, and from three runs on, one more level's.
+    /// the sorted pieces merged two by two ([`Gpu::merge_sorted_runs`]), earlier pieces first on
+    /// equal keys, so the result is the stable sort's.
     async fn sort_in_pieces<K: Key>(
         &self,
         keys: &[K],
@@ -230,76 +230,18 @@ impl Gpu {
                 .await?;
             expect_written(written, &range)?;
         }
-        let mut runs = SortedRuns {
-            keys: sorted_keys.into_vec(len),
-            values: sorted_values.into_vec(len * value_size),
+        let (sorted_keys, sorted_values) = (
+            sorted_keys.into_vec(len),
+            sorted_values.into_vec(len * value_size),
+        );
+        let runs = SortedRuns {
+            keys: Cow::Owned(sorted_keys),
+            values: Cow::Owned(sorted_values),
+            value_size,
             bounds,
         };
-        let merge_options = MergeOptions {
-            order: options.order,
-            ..Default::default()
-        };
-        while runs.bounds.len() > 3 {
-            let mut level_keys = ResultVec::<K>::new(len)?;
-            let mut level_values = ResultVec::<u8>::new(runs.values.len())?;
-            let bounds = {
-                let mut outputs = [level_keys.bytes(), level_values.bytes()];
-                self.merge_runs(&runs, value_size, &merge_options, &mut outputs)
-                    .await?
-            };
-            runs = SortedRuns {
-                keys: level_keys.into_vec(len),
-                values: level_values.into_vec(runs.values.len()),
-                bounds,
-            };
-        }
-        self.merge_runs(&runs, value_size, &merge_options, destinations)
-            .await?;
-        Ok(len)
-    }
-
-    /// One level of a sort's merges: runs 2i and 2i + 1 merged into their place in `outputs`
-    /// (keys, then values where there are), a last run alone copied there. Returns the new
-    /// runs' bounds.
-    async fn merge_runs<K: Key>(
-        &self,
-        runs: &SortedRuns<K>,
-        value_size: usize,
-        options: &MergeOptions,
-        outputs: host::Destinations<'_, '_>,
-    ) -> Result<Vec<usize>, Error> {
-        let sizes = element_sizes(K::TYPE, value_size);
-        let bounds = &runs.bounds;
-        let mut next = vec![0];
-        for first in (0..bounds.len() - 1).step_by(2) {
-            let paired = first + 2 < bounds.len();
-            let (start, end) = (bounds[first], bounds[(first + 2).min(bounds.len() - 1)]);
-            let range = start..end;
-            let mut parts = outputs_at(outputs, &sizes, &range);
-            if !paired {
-                host::copy_parallel(
-                    &mut *parts[0],
-                    bytemuck::cast_slice(&runs.keys[range.clone()]),
-                );
-                if let Some(part) = parts.get_mut(1) {
-                    host::copy_parallel(part, &runs.values[scaled(&range, value_size)]);
-                }
-            } else {
-                let middle = bounds[first + 1];
-                let values = (value_size > 0).then(|| HostValues {
-                    a: &runs.values[scaled(&(start..middle), value_size)],
-                    b: &runs.values[scaled(&(middle..end), value_size)],
-                    size: value_size as u32,
-                });
-                let (a, b) = (&runs.keys[start..middle], &runs.keys[middle..end]);
-                let written = self
-                    .merge_host(a, b, values, options, &mut parts, &mut |_, _| {})
-                    .await?;
-                expect_written(written, &range)?;
-            }
-            next.push(end);
-        }
-        Ok(next)
+        self.merge_sorted_runs(runs, options.order, destinations)
+            .await
     }
 
     /// Upload, sort, read back through the host driver, in one piece: the input fits one
@@ -591,52 +533,6 @@ impl Gpu {
             }
         })
     }
-}
-
-/// A sort's sorted runs between `bounds`: keys, and value bytes (empty without values).
-struct SortedRuns<K> {
-    keys: Vec<K>,
-    values: Vec<u8>,
-    bounds: Vec<usize>,
-}
-
-/// Bytes an element takes in each output: the key's, then the value's where there are values.
-fn element_sizes(key: KeyType, value_size: usize) -> Vec<usize> {
-    let mut sizes = vec![key.size() as usize];
-    if value_size > 0 {
-        sizes.push(value_size);
-    }
-    sizes
-}
-
-/// Elements `range` of each output, an element of output i taking `sizes[i]` bytes.
-fn outputs_at<'a>(
-    outputs: &'a mut [&mut [MaybeUninit<u8>]],
-    sizes: &[usize],
-    range: &Range<usize>,
-) -> Vec<&'a mut [MaybeUninit<u8>]> {
-    outputs
-        .iter_mut()
-        .zip(sizes)
-        .map(|(output, &size)| &mut output[scaled(range, size)])
-        .collect()
-}
-
-/// The bytes of elements `range`, each `size` bytes.
-fn scaled(range: &Range<usize>, size: usize) -> Range<usize> {
-    range.start * size..range.end * size
-}
-
-/// A piece's result must be whole before it is read as such (the driver writes every element
-/// of an output whose length it knows).
-fn expect_written(written: usize, range: &Range<usize>) -> Result<(), Error> {
-    if written == range.len() {
-        return Ok(());
-    }
-    Err(Error::Validation(format!(
-        "a sort in pieces got {written} of the {} elements of {range:?}",
-        range.len()
-    )))
 }
 
 /// A slice-form sort, in one piece: the slot's input buffers are the keys (and values), its

@@ -1,15 +1,19 @@
 //! Many-way merge against the CPU's stable sort of the runs end to end (the stable merge by run
 //! index): every key type and order, 1 to 65536 runs of unequal lengths (merged in a tree, or
 //! radix sorted beyond 1024), empty runs, millions of keys, and pairs whose values name their run
-//! and index; the resident form over one buffer with run starts.
+//! and index; beyond one binding; the resident form over one buffer with run starts.
 
 mod common;
 
 use common::*;
 use rand::Rng;
-use wgmerge::{cpu, Error, MergeManyBuffers, Order, SortBuffers, SortValueBuffers};
+use wgmerge::{cpu, Error, Gpu, MergeManyBuffers, Order, SortBuffers, SortValueBuffers};
 
 fn check<K: TestKey>(runs: &[Vec<K>], order: Order, context: &str) {
+    check_on(gpu(), runs, order, context);
+}
+
+fn check_on<K: TestKey>(gpu: &Gpu, runs: &[Vec<K>], order: Order, context: &str) {
     let refs: Vec<&[K]> = runs.iter().map(Vec::as_slice).collect();
     let all: Vec<K> = runs.iter().flatten().copied().collect();
     // Each value: its run in the high half, its index in the run in the low half.
@@ -24,7 +28,7 @@ fn check<K: TestKey>(runs: &[Vec<K>], order: Order, context: &str) {
         .collect();
     let all_values: Vec<u64> = values.iter().flatten().copied().collect();
     let (want_keys, want_values) = cpu::sort_pairs_ordered(&all, &all_values, order);
-    let got = gpu()
+    let got = gpu
         .merge_many_with(&refs, order)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_same_keys(&got, &want_keys, context);
@@ -33,7 +37,7 @@ fn check<K: TestKey>(runs: &[Vec<K>], order: Order, context: &str) {
         .zip(&values)
         .map(|(k, v)| (k.as_slice(), v.as_slice()))
         .collect();
-    let (got_keys, got_values) = gpu()
+    let (got_keys, got_values) = gpu
         .merge_many_pairs_with(&pairs, order)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_same_keys(&got_keys, &want_keys, context);
@@ -72,6 +76,29 @@ fn every_key_type_and_order<K: TestKey>() {
 }
 
 every_key_type!(every_key_type_and_order);
+
+/// Beyond one binding (a device with 4 KiB bindings: 1024 u32 keys, 512 with 8-byte values) the
+/// runs are merged two by two from host memory, each merge in pieces; beyond 1024 runs they are
+/// sorted in pieces. Both orders, odd numbers of runs, empty runs.
+#[test]
+fn runs_beyond_one_binding() {
+    let small = gpu_with_limits(|limits| wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..limits
+    });
+    let mut rng = rng("merge_many::beyond_one_binding");
+    for order in [Order::Ascending, Order::Descending] {
+        for (k, longest) in [(2, 1500), (5, 700), (17, 300), (1500, 3)] {
+            let runs = runs::<u32>(&mut rng, k, longest, order);
+            check_on(
+                &small,
+                &runs,
+                order,
+                &format!("{order:?} k={k} in 4 KiB bindings"),
+            );
+        }
+    }
+}
 
 #[test]
 fn many_runs_and_empty_ones() {
