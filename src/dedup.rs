@@ -5,7 +5,7 @@ use bytemuck::Pod;
 
 use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType};
-use crate::merge::{check_value_size, host_values};
+use crate::merge::{check_value_size, element_sizes, host_values, outputs_at, scaled};
 use crate::pipeline::{Kernel, Specialization};
 use crate::scratch::Scratch;
 use crate::select::{self, KeptValueBuffers, Selection};
@@ -34,6 +34,11 @@ pub enum Keep {
 pub struct DedupOptions {
     /// Which key of each run stays.
     pub keep: Keep,
+    /// Slice forms: the most keys one piece may hold. A longer input is deduped piece by piece
+    /// and the pieces' results joined where a run of equal keys crosses from one piece into the
+    /// next, so the result is the same. `None`: pieces of at most one storage binding
+    /// ([`Gpu::max_merge_len`]).
+    pub max_piece_len: Option<usize>,
 }
 
 /// The caller's GPU buffers for [`Gpu::encode_dedup`]: `len` keys of the [`Key`] type the call
@@ -189,8 +194,62 @@ impl Gpu {
         self.check_select(&DEDUP, key, value_size > 0)
     }
 
-    /// Upload, dedup, read back what was kept, through the host driver, in one piece.
+    /// Upload, dedup, read back what was kept, through the host driver: in one piece where the
+    /// input fits one (`max_piece_len`, at most one storage binding), else piece by piece, each
+    /// piece's kept keys written after the last's. Where a piece's first key equals the key
+    /// before it, a run crosses the cut and the piece's own dedup kept one key too many: with
+    /// [`Keep::First`] the piece's first (its run began in the piece before), with
+    /// [`Keep::Last`] the piece before's last (its run goes on here), which this piece's keys
+    /// then overwrite.
     async fn dedup_host<K: Key>(
+        &self,
+        keys: &[K],
+        values: Option<(&[u8], u32)>,
+        options: &DedupOptions,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        let value_size = values.map_or(0, |(_, size)| size);
+        let most = host::piece_len(
+            options.max_piece_len,
+            self.max_merge_len(K::TYPE, value_size),
+        )?;
+        if keys.len() <= most {
+            return self.dedup_piece(keys, values, options, destinations).await;
+        }
+        let sizes = element_sizes(K::TYPE, value_size as usize);
+        let same = |x: &K, y: &K| !x.less(y) && !y.less(x);
+        let mut written = 0;
+        for start in (0..keys.len()).step_by(most) {
+            let range = start..(start + most).min(keys.len());
+            let crossed = start > 0 && same(&keys[start - 1], &keys[start]);
+            let at = if crossed && options.keep == Keep::Last {
+                written - 1
+            } else {
+                written
+            };
+            let piece_values =
+                values.map(|(bytes, size)| (&bytes[scaled(&range, size as usize)], size));
+            let kept = self
+                .dedup_piece(
+                    &keys[range.clone()],
+                    piece_values,
+                    options,
+                    &mut outputs_at(destinations, &sizes, &(at..at + range.len())),
+                )
+                .await?;
+            written = at + kept;
+            if crossed && options.keep == Keep::First && kept > 0 {
+                for (output, &size) in destinations.iter_mut().zip(&sizes) {
+                    output.copy_within((at + 1) * size..written * size, at * size);
+                }
+                written -= 1;
+            }
+        }
+        Ok(written)
+    }
+
+    /// Upload, dedup, read back what was kept, through the host driver, in one piece.
+    async fn dedup_piece<K: Key>(
         &self,
         keys: &[K],
         values: Option<(&[u8], u32)>,

@@ -9,15 +9,26 @@ use rand::Rng;
 use wgmerge::{cpu, DedupBuffers, DedupOptions, Error, Keep, KeptValueBuffers, Order};
 
 fn check<K: TestKey>(keys: &[K], keep: Keep, context: &str) {
-    let options = DedupOptions { keep };
+    check_with(
+        keys,
+        &DedupOptions {
+            keep,
+            ..Default::default()
+        },
+        context,
+    );
+}
+
+fn check_with<K: TestKey>(keys: &[K], options: &DedupOptions, context: &str) {
+    let keep = options.keep;
     let index: Vec<u32> = (0..keys.len() as u32).collect();
     let (want_keys, want_index) = cpu::dedup_pairs(keys, &index, keep == Keep::Last);
     let got = gpu()
-        .dedup_with(keys, &options)
+        .dedup_with(keys, options)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_same_keys(&got, &want_keys, context);
     let (got_keys, got_index) = gpu()
-        .dedup_pairs_with(keys, &index, &options)
+        .dedup_pairs_with(keys, &index, options)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_same_keys(&got_keys, &want_keys, context);
     assert_same(&got_index, &want_index, context);
@@ -26,7 +37,7 @@ fn check<K: TestKey>(keys: &[K], keep: Keep, context: &str) {
         .map(|&i| u64::from(i) << 32 | u64::from(!i))
         .collect();
     let (_, got_wide) = gpu()
-        .dedup_pairs_with(keys, &wide, &options)
+        .dedup_pairs_with(keys, &wide, options)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     let want_wide: Vec<u64> = want_index
         .iter()
@@ -53,6 +64,57 @@ fn every_shape<K: TestKey>() {
 }
 
 every_key_type!(every_shape);
+
+/// Inputs longer than a piece, deduped piece by piece: runs of equal keys that cross one cut or
+/// several (a run longer than a piece), pieces that are one run, both keep modes, every key type.
+fn in_pieces<K: TestKey>() {
+    let mut rng = rng(&format!("dedup::pieces::<{}>", K::TYPE.name()));
+    for keep in [Keep::First, Keep::Last] {
+        for (len, piece) in [(1000, 999), (5000, 777), (3000, 100), (700, 7)] {
+            for shape in [Shape::Uniform, Shape::AllEqual, Shape::HeavyDuplicates] {
+                let (a, b) = shape.keys::<K>(&mut rng, len / 2, len - len / 2, Order::Ascending);
+                let halves: Vec<K> = a.iter().chain(&b).copied().collect();
+                let mut sorted = halves.clone();
+                cpu::sort_ordered(&mut sorted, Order::Ascending);
+                let options = DedupOptions {
+                    keep,
+                    max_piece_len: Some(piece),
+                };
+                let context = format!(
+                    "{} {keep:?} {shape:?} len={len} in pieces of {piece}",
+                    K::TYPE.name()
+                );
+                check_with(&halves, &options, &format!("{context} halves"));
+                check_with(&sorted, &options, &format!("{context} sorted"));
+            }
+        }
+    }
+}
+
+every_key_type!(in_pieces);
+
+/// On a device with 4 KiB bindings (1024 u32 keys, 512 with 8-byte values) longer inputs go in
+/// pieces by default.
+#[test]
+fn beyond_one_binding() {
+    let small = gpu_with_limits(|limits| wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..limits
+    });
+    let keys: Vec<u32> = (0..3000).map(|i| i / 7).collect();
+    let values: Vec<u64> = (0..3000).collect();
+    for keep in [Keep::First, Keep::Last] {
+        let options = DedupOptions {
+            keep,
+            ..Default::default()
+        };
+        let (want_keys, want_values) = cpu::dedup_pairs(&keys, &values, keep == Keep::Last);
+        assert_eq!(small.dedup_with(&keys, &options).unwrap(), want_keys);
+        let (got_keys, got_values) = small.dedup_pairs_with(&keys, &values, &options).unwrap();
+        assert_eq!(got_keys, want_keys, "{keep:?}");
+        assert_eq!(got_values, want_values, "{keep:?}");
+    }
+}
 
 #[test]
 fn every_size_to_70_and_runs() {
