@@ -6,7 +6,7 @@ use bytemuck::Pod;
 
 use crate::host::{self, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values};
+use crate::merge::{check_value_size, element_sizes, host_values, outputs_at, scaled};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::select::{self, KeptValueBuffers, Selection};
@@ -201,8 +201,90 @@ impl Gpu {
         self.check_select(&DIFFERENCE_BY_KEY, key, value_size > 0)
     }
 
-    /// Upload, filter, read back what was kept, through the host driver, in one piece.
+    /// Upload, filter, read back what was kept, through the host driver: in one piece where A
+    /// and B each fit one binding. Beyond, A goes in pieces, each filtered against B and its
+    /// kept elements written after the last piece's; and a B longer than a binding is taken in
+    /// chunks, A filtered by each in turn (an element is kept when no chunk holds its key), the
+    /// passes before the last into host memory of A's size.
     async fn difference_by_key_host<K: Key>(
+        &self,
+        a: &[K],
+        values: Option<(&[u8], u32)>,
+        b: &[K],
+        order: Order,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        let value_size = values.map_or(0, |(_, size)| size);
+        let most = self.max_merge_len(K::TYPE, value_size);
+        if a.len() <= most && b.len() <= most {
+            return self.filter_piece(a, values, b, order, destinations).await;
+        }
+        let chunks: Vec<&[K]> = b.chunks(most).collect();
+        let Some((last, earlier)) = chunks.split_last() else {
+            // B is empty: every element of A is kept.
+            return self
+                .filter_in_pieces(a, values, &[], order, most, destinations)
+                .await;
+        };
+        let mut kept: Option<(Vec<K>, Vec<u8>)> = None;
+        for chunk in earlier {
+            let (from, from_values) = match &kept {
+                Some((keys, bytes)) => (&keys[..], values.map(|(_, size)| (&bytes[..], size))),
+                None => (a, values),
+            };
+            let mut next_keys = ResultVec::<K>::new(from.len())?;
+            let mut next_values = ResultVec::<u8>::new(from.len() * value_size as usize)?;
+            let written = {
+                let mut outputs = [next_keys.bytes(), next_values.bytes()];
+                let outputs = &mut outputs[..if values.is_some() { 2 } else { 1 }];
+                self.filter_in_pieces(from, from_values, chunk, order, most, outputs)
+                    .await?
+            };
+            kept = Some((
+                next_keys.into_vec(written),
+                next_values.into_vec(written * value_size as usize),
+            ));
+        }
+        let (from, from_values) = match &kept {
+            Some((keys, bytes)) => (&keys[..], values.map(|(_, size)| (&bytes[..], size))),
+            None => (a, values),
+        };
+        self.filter_in_pieces(from, from_values, last, order, most, destinations)
+            .await
+    }
+
+    /// The filter of `a` against `b` (which fits one binding) in pieces of A of at most `most`,
+    /// each piece's kept elements written after the last's.
+    async fn filter_in_pieces<K: Key>(
+        &self,
+        a: &[K],
+        values: Option<(&[u8], u32)>,
+        b: &[K],
+        order: Order,
+        most: usize,
+        destinations: host::Destinations<'_, '_>,
+    ) -> Result<usize, Error> {
+        let sizes = element_sizes(K::TYPE, values.map_or(0, |(_, size)| size as usize));
+        let mut written = 0;
+        for start in (0..a.len()).step_by(most) {
+            let range = start..(start + most).min(a.len());
+            let piece_values =
+                values.map(|(bytes, size)| (&bytes[scaled(&range, size as usize)], size));
+            written += self
+                .filter_piece(
+                    &a[range.clone()],
+                    piece_values,
+                    b,
+                    order,
+                    &mut outputs_at(destinations, &sizes, &(written..written + range.len())),
+                )
+                .await?;
+        }
+        Ok(written)
+    }
+
+    /// Upload, filter, read back what was kept, through the host driver, in one piece.
+    async fn filter_piece<K: Key>(
         &self,
         a: &[K],
         values: Option<(&[u8], u32)>,

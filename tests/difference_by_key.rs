@@ -7,22 +7,26 @@ mod common;
 use common::*;
 use rand::seq::SliceRandom;
 use rand::Rng;
-use wgmerge::{cpu, Error, FilterBuffers, KeptValueBuffers, Order};
+use wgmerge::{cpu, Error, FilterBuffers, Gpu, KeptValueBuffers, Order};
 
 fn check<K: TestKey>(a: &[K], b: &[K], order: Order, context: &str) {
+    check_on(gpu(), a, b, order, context);
+}
+
+fn check_on<K: TestKey>(gpu: &Gpu, a: &[K], b: &[K], order: Order, context: &str) {
     let index: Vec<u32> = (0..a.len() as u32).collect();
     let (want_keys, want_index) = cpu::difference_by_key_pairs(a, &index, b, order);
-    let got = gpu()
+    let got = gpu
         .difference_by_key_with(a, b, order)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_same_keys(&got, &want_keys, context);
-    let (got_keys, got_index) = gpu()
+    let (got_keys, got_index) = gpu
         .difference_by_key_pairs_with(a, &index, b, order)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     assert_same_keys(&got_keys, &want_keys, context);
     assert_same(&got_index, &want_index, context);
     let wide: Vec<[u32; 2]> = index.iter().map(|&i| [i, !i]).collect();
-    let (_, got_wide) = gpu()
+    let (_, got_wide) = gpu
         .difference_by_key_pairs_with(a, &wide, b, order)
         .unwrap_or_else(|e| panic!("{context}: {e}"));
     let want_wide: Vec<[u32; 2]> = want_index.iter().map(|&i| [i, !i]).collect();
@@ -53,6 +57,30 @@ fn every_shape<K: TestKey>() {
 }
 
 every_key_type!(every_shape);
+
+/// On a device with 4 KiB bindings (1024 u32 keys, 512 with 8-byte values): A longer than a
+/// binding goes in pieces, and a B longer than one in chunks that filter A in turn; both orders,
+/// A sorted and shuffled, B with runs of equal keys, empty sides.
+#[test]
+fn beyond_one_binding() {
+    let small = gpu_with_limits(|limits| wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..limits
+    });
+    let mut rng = rng("difference_by_key::beyond_one_binding");
+    for order in [Order::Ascending, Order::Descending] {
+        for (m, n) in [(3000, 100), (100, 2500), (3000, 2500), (1500, 0), (0, 3000)] {
+            for shape in [Shape::Uniform, Shape::HeavyDuplicates, Shape::Interleaved] {
+                let (a, b) = shape.keys::<u32>(&mut rng, m, n, order);
+                let context = format!("{order:?} {shape:?} {m}/{n} in 4 KiB bindings");
+                check_on(&small, &a, &b, order, &format!("{context} sorted"));
+                let mut shuffled = a.clone();
+                shuffled.shuffle(&mut rng);
+                check_on(&small, &shuffled, &b, order, &format!("{context} shuffled"));
+            }
+        }
+    }
+}
 
 /// Millions of keys: each workgroup takes many tiles in turn, and on lavapipe the first ones reach
 /// the most a workgroup may take (its loop budget, which counts the searches of B).
