@@ -176,7 +176,46 @@ impl Gpu {
     }
 
     /// [`Gpu::search_sorted_with`] without blocking.
+    ///
+    /// Beyond one storage binding the needles go in pieces, and a longer haystack in chunks:
+    /// a needle's index is the sum of its indices in the chunks, since each chunk of a sorted
+    /// haystack holds its own share of the keys before the needle.
     pub async fn search_sorted_async<K: Key>(
+        &self,
+        haystack: &[K],
+        needles: &[K],
+        options: &SearchOptions,
+    ) -> Result<Vec<u32>, Error> {
+        let most = self.max_merge_len(K::TYPE, 0);
+        if haystack.len() <= most && needles.len() <= most {
+            return self.search_piece(haystack, needles, options).await;
+        }
+        let len = haystack.len();
+        if u32::try_from(len).is_err() {
+            return Err(Error::TooLarge {
+                what: "search haystack (answers are u32)",
+                len,
+                max: u32::MAX as usize,
+            });
+        }
+        let mut found = Vec::new();
+        found.try_reserve_exact(needles.len()).map_err(|_| {
+            Error::OutOfMemory(format!("no host memory for {} answers", needles.len()))
+        })?;
+        found.resize(needles.len(), 0u32);
+        for chunk in haystack.chunks(most) {
+            for (answers, piece) in found.chunks_mut(most).zip(needles.chunks(most)) {
+                let within = self.search_piece(chunk, piece, options).await?;
+                for (answer, index) in answers.iter_mut().zip(within) {
+                    *answer += index;
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// A search of a haystack and needles that each fit one binding, in one piece.
+    async fn search_piece<K: Key>(
         &self,
         haystack: &[K],
         needles: &[K],

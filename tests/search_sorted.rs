@@ -55,6 +55,34 @@ fn every_shape<K: TestKey>() {
 
 every_key_type!(every_shape);
 
+/// On a device with 4 KiB bindings (1024 u32 keys) needles go in pieces and a longer haystack in
+/// chunks whose answers add up: both orders and bounds, runs of equal keys across chunks.
+#[test]
+fn beyond_one_binding() {
+    let small = gpu_with_limits(|limits| wgpu::Limits {
+        max_storage_buffer_binding_size: 4096,
+        ..limits
+    });
+    let mut rng = rng("search_sorted::beyond_one_binding");
+    for order in [Order::Ascending, Order::Descending] {
+        for bound in [Bound::Lower, Bound::Upper] {
+            let options = SearchOptions { bound, order };
+            for (h, n) in [(3000, 100), (100, 2500), (3000, 2500), (0, 2000)] {
+                for shape in [Shape::Uniform, Shape::HeavyDuplicates, Shape::AllEqual] {
+                    let (haystack, mut needles) = shape.keys::<u32>(&mut rng, h, n, order);
+                    needles.shuffle(&mut rng);
+                    let context = format!("{order:?} {bound:?} {shape:?} {h}/{n}");
+                    let got = small
+                        .search_sorted_with(&haystack, &needles, &options)
+                        .unwrap_or_else(|e| panic!("{context}: {e}"));
+                    let want = cpu::search_sorted(&haystack, &needles, bound, order);
+                    assert_same(&got, &want, &context);
+                }
+            }
+        }
+    }
+}
+
 /// An unsorted haystack gives unspecified indices, but each within `0..=haystack.len()`, for
 /// sorted and shuffled needles alike (the tiles find their keys out of order, so every answer is
 /// checked).
