@@ -218,12 +218,13 @@ impl Gpu {
         }
         let sizes = element_sizes(K::TYPE, value_size as usize);
         let same = |x: &K, y: &K| !x.less(y) && !y.less(x);
-        let mut written = 0;
+        let mut written = 0usize;
         for start in (0..keys.len()).step_by(most) {
             let range = start..(start + most).min(keys.len());
             let crossed = start > 0 && same(&keys[start - 1], &keys[start]);
             let at = if crossed && options.keep == Keep::Last {
-                written - 1
+                // The piece before kept at least its last key.
+                written.saturating_sub(1)
             } else {
                 written
             };

@@ -1113,7 +1113,7 @@ pub(crate) fn expect_written(written: usize, range: &Range<usize>) -> Result<(),
         return Ok(());
     }
     Err(Error::Validation(format!(
-        "a merge of sorted runs got {written} of the {} elements of {range:?}",
+        "elements {range:?} came back with {written} of their {}",
         range.len()
     )))
 }
