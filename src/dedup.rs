@@ -3,9 +3,9 @@
 
 use bytemuck::Pod;
 
-use crate::host::{self, ResultVec};
+use crate::host::{self, element_sizes, outputs_at, scaled, ResultVec};
 use crate::key::{Key, KeyType};
-use crate::merge::{check_value_size, element_sizes, host_values, outputs_at, scaled};
+use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization};
 use crate::scratch::Scratch;
 use crate::select::{self, KeptValueBuffers, Selection};

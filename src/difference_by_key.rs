@@ -4,9 +4,9 @@
 
 use bytemuck::Pod;
 
-use crate::host::{self, ResultVec};
+use crate::host::{self, element_sizes, outputs_at, scaled, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, element_sizes, host_values, outputs_at, scaled};
+use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::select::{self, KeptValueBuffers, Selection};

@@ -20,6 +20,7 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::pin::Pin;
 
+use crate::key::KeyType;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::tuning::COPY_BYTES_PER_THREAD;
 use crate::tuning::{STAGING_BUFFERS, STAGING_BYTES};
@@ -765,6 +766,45 @@ fn page_in_memory(address: usize) -> bool {
         )
     };
     status == 0 && resident & 1 == 1
+}
+
+/// Bytes an element takes in each output: the key's, then the value's where there are values.
+pub(crate) fn element_sizes(key: KeyType, value_size: usize) -> Vec<usize> {
+    let mut sizes = vec![key.size() as usize];
+    if value_size > 0 {
+        sizes.push(value_size);
+    }
+    sizes
+}
+
+/// Elements `range` of each output, an element of output i taking `sizes[i]` bytes.
+pub(crate) fn outputs_at<'a>(
+    outputs: &'a mut [&mut [MaybeUninit<u8>]],
+    sizes: &[usize],
+    range: &Range<usize>,
+) -> Vec<&'a mut [MaybeUninit<u8>]> {
+    outputs
+        .iter_mut()
+        .zip(sizes)
+        .map(|(output, &size)| &mut output[scaled(range, size)])
+        .collect()
+}
+
+/// The bytes of elements `range`, each `size` bytes.
+pub(crate) fn scaled(range: &Range<usize>, size: usize) -> Range<usize> {
+    range.start * size..range.end * size
+}
+
+/// A part's result must be whole before it is read as such (the driver writes every element of
+/// an output whose length it knows).
+pub(crate) fn expect_written(written: usize, range: &Range<usize>) -> Result<(), Error> {
+    if written == range.len() {
+        return Ok(());
+    }
+    Err(Error::Validation(format!(
+        "elements {range:?} came back with {written} of their {}",
+        range.len()
+    )))
 }
 
 /// A result vector being filled by the driver through its uninitialised bytes: no zeroing pass,

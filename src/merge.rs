@@ -5,13 +5,14 @@
 //! into pieces by the host's co-rank.
 
 use std::borrow::Cow;
-use std::mem::MaybeUninit;
-use std::ops::Range;
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::device::{bind_elements, entry, whole, Gpu};
-use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
+use crate::host::{
+    self, element_sizes, expect_written, outputs_at, scaled, Call, Piece, PieceWork, Recorded,
+    ResultVec,
+};
 use crate::key::{values_module, Key, KeyType, Order};
 use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -1077,45 +1078,6 @@ pub(crate) struct SortedRuns<'a, K: Clone> {
     pub(crate) values: Cow<'a, [u8]>,
     pub(crate) value_size: usize,
     pub(crate) bounds: Vec<usize>,
-}
-
-/// Bytes an element takes in each output: the key's, then the value's where there are values.
-pub(crate) fn element_sizes(key: KeyType, value_size: usize) -> Vec<usize> {
-    let mut sizes = vec![key.size() as usize];
-    if value_size > 0 {
-        sizes.push(value_size);
-    }
-    sizes
-}
-
-/// Elements `range` of each output, an element of output i taking `sizes[i]` bytes.
-pub(crate) fn outputs_at<'a>(
-    outputs: &'a mut [&mut [MaybeUninit<u8>]],
-    sizes: &[usize],
-    range: &Range<usize>,
-) -> Vec<&'a mut [MaybeUninit<u8>]> {
-    outputs
-        .iter_mut()
-        .zip(sizes)
-        .map(|(output, &size)| &mut output[scaled(range, size)])
-        .collect()
-}
-
-/// The bytes of elements `range`, each `size` bytes.
-pub(crate) fn scaled(range: &Range<usize>, size: usize) -> Range<usize> {
-    range.start * size..range.end * size
-}
-
-/// A part's result must be whole before it is read as such (the driver writes every element of
-/// an output whose length it knows).
-pub(crate) fn expect_written(written: usize, range: &Range<usize>) -> Result<(), Error> {
-    if written == range.len() {
-        return Ok(());
-    }
-    Err(Error::Validation(format!(
-        "elements {range:?} came back with {written} of their {}",
-        range.len()
-    )))
 }
 
 /// A slice-form merge, piece by piece (host.rs runs it).

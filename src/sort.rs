@@ -7,11 +7,12 @@ use std::ops::Range;
 
 use bytemuck::Pod;
 
-use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
-use crate::key::{Key, KeyType, Order};
-use crate::merge::{
-    check_value_size, element_sizes, expect_written, host_values, outputs_at, scaled, SortedRuns,
+use crate::host::{
+    self, element_sizes, expect_written, outputs_at, scaled, Call, Piece, PieceWork, Recorded,
+    ResultVec,
 };
+use crate::key::{Key, KeyType, Order};
+use crate::merge::{check_value_size, host_values, SortedRuns};
 use crate::merge_sort::MergeSortPlan;
 use crate::radix_sort::{RadixPlan, RadixStrategy};
 use crate::scratch::Scratch;
