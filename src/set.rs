@@ -36,10 +36,11 @@ pub struct SetOptions {
     /// extra read of the inputs.
     pub validate: bool,
     /// Slice forms: the most keys (of A and B together) one piece may hold. Longer inputs are
-    /// cut between runs of equal keys into pieces that are uploaded, run and read back in turn;
-    /// every copy of a key stays in one piece, so the result is the same. `None`: pieces of at
-    /// most one storage binding. A run of equal keys longer than a piece is
-    /// [`Error::TooLarge`].
+    /// cut between runs of equal keys into pieces that are uploaded, run and read back in turn,
+    /// so the result is the same. A run of equal keys longer than a piece goes in pieces of its
+    /// own, each with the copies of the same indices in the run from A and from B (which is how
+    /// every operation pairs them). `None`: pieces of at most one storage binding; 1 is
+    /// [`Error::TooLarge`] for a run of two or more.
     pub max_piece_len: Option<usize>,
 }
 
@@ -538,13 +539,36 @@ impl Gpu {
     }
 }
 
+/// Copies of `key` that `keys` starts with.
+fn run_len<K: Key>(keys: &[K], key: &K, order: Order) -> usize {
+    keys.iter()
+        .take_while(|k| !k.before(key, order) && !key.before(k, order))
+        .count()
+}
+
+/// Pieces of one run of equal keys, `ca` copies in A from `i0` and `cb` in B from `j0`, of at
+/// most `half` copies a side: each piece takes the copies whose index in the run lies in the
+/// same range on both sides. Every operation keeps a run's copies by their index in it alone
+/// (union: all of A's, then B's from index `ca`; intersection: A's below `cb`; a difference:
+/// each side's from the other's count on), so pieces aligned by that index keep, in order,
+/// what the whole run keeps.
+fn run_pieces(i0: usize, ca: usize, j0: usize, cb: usize, half: usize) -> Vec<PieceRanges> {
+    (0..ca.max(cb))
+        .step_by(half)
+        .map(|t| {
+            let (a_end, b_end) = ((t + half).min(ca), (t + half).min(cb));
+            (i0 + t.min(ca)..i0 + a_end, j0 + t.min(cb)..j0 + b_end)
+        })
+        .collect()
+}
+
 /// One piece of a set operation: its ranges of A and B.
 type PieceRanges = (Range<usize>, Range<usize>);
 
 /// The pieces of a set operation of at most `most` keys each, as ranges of A and B: cut by
 /// co-rank, then moved back to the start of the run of keys equal to the first one left out, so
 /// that every copy of a key (in A and in B) is in one piece and each piece's result is the
-/// whole result's part. With `validate`, the joins between pieces are checked here (the GPU
+/// whole result's part; a run longer than a piece is cut by `run_pieces`. With `validate`, the joins between pieces are checked here (the GPU
 /// checks within each).
 fn set_pieces<K: Key>(
     a: &[K],
@@ -584,11 +608,18 @@ fn set_pieces<K: Key>(
                         }
                     }
                 }
-                return Err(Error::TooLarge {
-                    what: "run of equal keys in a set operation's piece",
-                    len: most + 1,
-                    max: most,
-                });
+                // A run of equal keys longer than a piece starts at i0 and j0.
+                let (ca, cb) = (run_len(a_rest, &next, order), run_len(b_rest, &next, order));
+                if ca + cb == 0 || most < 2 {
+                    return Err(Error::TooLarge {
+                        what: "run of equal keys in a set operation's piece",
+                        len: most + 1,
+                        max: most,
+                    });
+                }
+                pieces.extend(run_pieces(i0, ca, j0, cb, most / 2));
+                (i0, j0) = (i0 + ca, j0 + cb);
+                continue;
             }
             (i1, j1)
         };

@@ -155,17 +155,19 @@ fn bad_input_is_an_error() {
         rest.len()
     );
     // Beyond one binding the slice forms go in pieces, cut between runs of equal keys; a run
-    // longer than a binding cannot be cut.
+    // longer than a binding goes in pieces of its own.
     let longer = [rest.clone(), vec![2]].concat();
     assert_same(
         &small.set_operation(union, &half, &longer).unwrap(),
         &cpu::set_operation(union, &half, &longer),
         "in pieces",
     );
-    assert!(matches!(
-        small.set_operation(union, &half, &[rest.clone(), vec![1]].concat()),
-        Err(Error::TooLarge { .. })
-    ));
+    let whole_run = [rest.clone(), vec![1]].concat();
+    assert_same(
+        &small.set_operation(union, &half, &whole_run).unwrap(),
+        &cpu::set_operation(union, &half, &whole_run),
+        "a run longer than a binding",
+    );
 }
 
 /// Unsorted input: an unspecified result, but no more keys than went in, only keys that went in,
@@ -353,7 +355,7 @@ fn resident_set_operations_leave_the_count_on_the_gpu() {
 
 /// Slice forms in pieces (`max_piece_len`): the cuts fall between runs of equal keys, so runs
 /// that straddle a cut by co-rank stay whole and the result is the CPU's; a run longer than a
-/// piece is `TooLarge`.
+/// piece goes in pieces that pair its copies by their index in it.
 #[test]
 fn pieces_cut_between_runs_of_equal_keys() {
     let mut rng = rng("set::pieces_cut_between_runs_of_equal_keys");
@@ -378,10 +380,35 @@ fn pieces_cut_between_runs_of_equal_keys() {
                 }
             }
         }
+        // Runs longer than a piece: one run on both sides, and long runs among short ones with
+        // either side's longer, in pieces of 1000 and of 7 (3 copies a side).
         let (a, b) = Shape::AllEqual.keys::<u32>(&mut rng, 700, 700, order);
-        match gpu().set_operation_with(SetOperation::Union, &a, &b, &options) {
-            Err(Error::TooLarge { max: 1000, .. }) => {}
-            other => panic!("{order:?}: a run of 1400 equal keys in pieces of 1000: {other:?}"),
+        let long_runs = |a_run: usize, b_run: usize| {
+            let mut a: Vec<u32> = [vec![1; 5], vec![4; a_run], vec![6; 3], vec![9; b_run]].concat();
+            let mut b: Vec<u32> = [vec![1; 2], vec![4; b_run], vec![5; 4], vec![9; a_run]].concat();
+            if order == Order::Descending {
+                a.reverse();
+                b.reverse();
+            }
+            (a, b)
+        };
+        for (a, b) in [
+            (a, b),
+            long_runs(2500, 1800),
+            long_runs(1001, 0),
+            long_runs(13, 29),
+        ] {
+            for piece in [1000, 7] {
+                let options = SetOptions {
+                    max_piece_len: Some(piece),
+                    ..options.clone()
+                };
+                for operation in SetOperation::ALL {
+                    let (m, n) = (a.len(), b.len());
+                    let context = format!("{order:?} long runs {m}+{n} in pieces of {piece}");
+                    check_set::<u32, u64>(operation, &a, &b, &options, &context);
+                }
+            }
         }
     }
     let zero = SetOptions {
