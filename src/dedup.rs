@@ -3,13 +3,13 @@
 
 use bytemuck::Pod;
 
-use crate::host::{self, element_sizes, outputs_at, scaled, ResultVec};
-use crate::key::{Key, KeyType};
+use crate::host::{self, element_sizes, outputs_at, values_at, ResultVec};
+use crate::key::{Key, KeyType, Order};
 use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization};
 use crate::scratch::Scratch;
 use crate::select::{self, KeptValueBuffers, Selection};
-use crate::{Error, Gpu};
+use crate::{cpu, Error, Gpu};
 
 /// `dedup` in dedup.wgsl.
 pub(crate) static DEDUP: Kernel = Kernel {
@@ -217,7 +217,7 @@ impl Gpu {
             return self.dedup_piece(keys, values, options, destinations).await;
         }
         let sizes = element_sizes(K::TYPE, value_size as usize);
-        let same = |x: &K, y: &K| !x.less(y) && !y.less(x);
+        let same = |x: &K, y: &K| cpu::compare(x, y, Order::Ascending).is_eq();
         let mut written = 0usize;
         for start in (0..keys.len()).step_by(most) {
             let range = start..(start + most).min(keys.len());
@@ -228,8 +228,7 @@ impl Gpu {
             } else {
                 written
             };
-            let piece_values =
-                values.map(|(bytes, size)| (&bytes[scaled(&range, size as usize)], size));
+            let piece_values = values_at(values, &range);
             let kept = self
                 .dedup_piece(
                     &keys[range.clone()],

@@ -4,7 +4,7 @@
 
 use bytemuck::Pod;
 
-use crate::host::{self, element_sizes, outputs_at, scaled, ResultVec};
+use crate::host::{self, element_sizes, outputs_at, values_at, ResultVec};
 use crate::key::{Key, KeyType, Order};
 use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -268,8 +268,7 @@ impl Gpu {
         let mut written = 0;
         for start in (0..a.len()).step_by(most) {
             let range = start..(start + most).min(a.len());
-            let piece_values =
-                values.map(|(bytes, size)| (&bytes[scaled(&range, size as usize)], size));
+            let piece_values = values_at(values, &range);
             written += self
                 .filter_piece(
                     &a[range.clone()],

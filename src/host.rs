@@ -790,6 +790,14 @@ pub(crate) fn outputs_at<'a>(
         .collect()
 }
 
+/// The values (bytes of `size` each) of elements `range`, where there are values.
+pub(crate) fn values_at<'a>(
+    values: Option<(&'a [u8], u32)>,
+    range: &Range<usize>,
+) -> Option<(&'a [u8], u32)> {
+    values.map(|(bytes, size)| (&bytes[scaled(range, size as usize)], size))
+}
+
 /// The bytes of elements `range`, each `size` bytes.
 pub(crate) fn scaled(range: &Range<usize>, size: usize) -> Range<usize> {
     range.start * size..range.end * size

@@ -539,11 +539,9 @@ impl Gpu {
     }
 }
 
-/// Copies of `key` that `keys` starts with.
+/// Copies of `key` that `keys` (sorted, none before `key`) starts with.
 fn run_len<K: Key>(keys: &[K], key: &K, order: Order) -> usize {
-    keys.iter()
-        .take_while(|k| !k.before(key, order) && !key.before(k, order))
-        .count()
+    keys.partition_point(|k| !key.before(k, order))
 }
 
 /// Pieces of one run of equal keys, `ca` copies in A from `i0` and `cb` in B from `j0`, of at
@@ -568,8 +566,8 @@ type PieceRanges = (Range<usize>, Range<usize>);
 /// The pieces of a set operation of at most `most` keys each, as ranges of A and B: cut by
 /// co-rank, then moved back to the start of the run of keys equal to the first one left out, so
 /// that every copy of a key (in A and in B) is in one piece and each piece's result is the
-/// whole result's part; a run longer than a piece is cut by `run_pieces`. With `validate`, the joins between pieces are checked here (the GPU
-/// checks within each).
+/// whole result's part; a run longer than a piece is cut by `run_pieces`. With `validate`, the
+/// joins between pieces are checked here (the GPU checks within each).
 fn set_pieces<K: Key>(
     a: &[K],
     b: &[K],

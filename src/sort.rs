@@ -8,7 +8,7 @@ use std::ops::Range;
 use bytemuck::Pod;
 
 use crate::host::{
-    self, element_sizes, expect_written, outputs_at, scaled, Call, Piece, PieceWork, Recorded,
+    self, element_sizes, expect_written, outputs_at, values_at, Call, Piece, PieceWork, Recorded,
     ResultVec,
 };
 use crate::key::{Key, KeyType, Order};
@@ -218,8 +218,7 @@ impl Gpu {
         let mut sorted_values = ResultVec::<u8>::new(len * value_size)?;
         for piece in bounds.windows(2) {
             let range = piece[0]..piece[1];
-            let piece_values =
-                values.map(|(bytes, size)| (&bytes[scaled(&range, value_size)], size));
+            let piece_values = values_at(values, &range);
             let mut outputs = [sorted_keys.bytes(), sorted_values.bytes()];
             let written = self
                 .sort_piece(
@@ -306,8 +305,9 @@ impl Gpu {
             len: keys.len(),
             max: u32::MAX as usize,
         })?;
-        if keys.len() > self.sort_piece_len(K::TYPE, 4, options)? {
-            return self.argsort_in_pieces(keys, options).await;
+        let most = self.sort_piece_len(K::TYPE, 4, options)?;
+        if keys.len() > most {
+            return self.argsort_in_pieces(keys, options, most).await;
         }
         self.plan_any_sort(K::TYPE, keys.len(), 4, false, options)?;
         let mut order = ResultVec::<u32>::new(keys.len())?;
@@ -360,6 +360,7 @@ impl Gpu {
         &self,
         keys: &[K],
         options: &SortOptions,
+        most: usize,
     ) -> Result<Vec<u32>, Error> {
         let len = keys.len();
         let mut indices = Vec::new();
@@ -369,7 +370,6 @@ impl Gpu {
         indices.extend(0..len as u32);
         let mut sorted_keys = ResultVec::<K>::new(len)?;
         let mut order = ResultVec::<u32>::new(len)?;
-        let most = self.sort_piece_len(K::TYPE, 4, options)?;
         let values = Some((bytemuck::cast_slice(&indices), 4));
         let written = self
             .sort_in_pieces(

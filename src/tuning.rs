@@ -61,13 +61,13 @@ pub(crate) const NARROW_LARGE_MERGE_LEN: usize = 1 << 26;
 /// Merge path's shape for a merge of `total` keys of `key_size` bytes (with values of
 /// `value_size` bytes, 0 for none), the first that `fits` the device (invocations and workgroup
 /// memory):
-/// - 32-bit keys 256 x 7; from 2^24 keys 512 x 11 (22 KiB, two workgroups an SM; 256 x 11 where
-///   512 invocations do not fit), and from 2^26 256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose 512 x 11 from 2^24 (256 x 15 1-3%
-///   slower; 256 x 17 and 512 x 15 lose 15-30%, every large shape loses at 2^20). Runs 308-309
-///   (H200), ms at 2^24 / 2^26 / 2^28: 512 x 11 0.0742 / 0.2135-0.2136 / 0.7501-0.7504, 256 x
-///   11 0.0762 / 0.2044-0.2051 / 0.7228-0.7242, 256 x 15 0.0784 / 0.2124 / 0.7227, 256 x 9
-///   0.0747 / 0.2093 / 0.7500, 512 x 9 0.0742 / 0.2236 / 0.7942, 256 x 7 0.0751 / 0.2171 /
-///   0.7968, 384 x 11 and 1024 x 5 slower;
+/// - 32-bit keys 256 x 7; from 2^24 keys 512 x 11 (22 KiB, two workgroups an SM; 256 x 11 where 512
+///   invocations do not fit), and from 2^26 256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose
+///   512 x 11 from 2^24 (256 x 15 1-3% slower; 256 x 17 and 512 x 15 lose 15-30%, every large shape
+///   loses at 2^20). Runs 308-309 (H200), ms at 2^24 / 2^26 / 2^28: 512 x 11 0.0742 / 0.2135-0.2136
+///   / 0.7501-0.7504, 256 x 11 0.0762 / 0.2044-0.2051 / 0.7228-0.7242, 256 x 15 0.0784 / 0.2124 /
+///   0.7227, 256 x 9 0.0747 / 0.2093 / 0.7500, 512 x 9 0.0742 / 0.2236 / 0.7942, 256 x 7 0.0751 /
+///   0.2171 / 0.7968, 384 x 11 and 1024 x 5 slower;
 /// - 64-bit keys 256 x 7, and from 2^24 256 x 11 (22 KiB: two workgroups an SM, where 512 x 11's
 ///   45 KiB holds one). Runs 308-309 (H200): 0.1137 / 0.3523 ms at 2^24 / 2^26 against 512 x 11's
 ///   0.1223 / 0.3997, 256 x 7 0.1232 and 512 x 5 0.1337 at 2^24;
@@ -233,11 +233,12 @@ pub(crate) type SetTiling = (Shape, u32);
 pub(crate) const SET_TILING: SetTiling = ((256, 11), 2800);
 
 /// Intersection's tiling for 32-bit keys alone where it fits: 256 x 15 in tiles of 3833 (16384
-/// bytes with subgroups' look-back, 16640 without; 79 registers: three workgroups an SM). It writes at most half its input, so larger tiles
-/// at one workgroup fewer an SM pay, as for 64-bit keys ([`SET_WIDE_FROM_A_TILING`]). H200, same
-/// calls: 0.3662 ms at 2^26 against [`SET_TILING`]'s 0.3755 (run 308), 1.3981 at 2^28 against
-/// 1.5199 (run 309); [`SET_DIFFERENCE_TILING`] 0.3789 and 1.4544. H100 (run 304, main's rows from
-/// runs 299 and 303): 0.1233 / 0.3720 ms at 2^24 / 2^26 against 0.1246 / 0.3867.
+/// bytes with subgroups' look-back, 16640 without; 79 registers: three workgroups an SM). It writes
+/// at most half its input, so larger tiles at one workgroup fewer an SM pay, as for 64-bit keys
+/// ([`SET_WIDE_FROM_A_TILING`]). H200, same calls: 0.3662 ms at 2^26 against [`SET_TILING`]'s
+/// 0.3755 (run 308), 1.3981 at 2^28 against 1.5199 (run 309); [`SET_DIFFERENCE_TILING`] 0.3789 and
+/// 1.4544. H100 (run 304, main's rows from runs 299 and 303): 0.1233 / 0.3720 ms at 2^24 / 2^26
+/// against 0.1246 / 0.3867.
 pub(crate) const SET_INTERSECTION_TILING: SetTiling = ((256, 15), 3833);
 
 /// Difference's and symmetric difference's tiling for 32-bit keys alone where it fits: 256 x 14
