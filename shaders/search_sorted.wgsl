@@ -7,7 +7,8 @@
 //                (lib/search.wgsl): for few needles, or needles in no order.
 // search_tiles   the merge path: the partition pass (partition.wgsl) co-ranks the tile
 //                boundaries of the merge of needles and haystack, and each workgroup merges its
-//                tile in workgroup memory (lib/merge_tile.wgsl). A needle's place in the merge,
+//                tile in workgroup memory (lib/merge_tile.wgsl); search_tiles_in_turn several
+//                tiles a workgroup. A needle's place in the merge,
 //                less its own index, is the number of haystack keys before it: its lower bound
 //                when needles take ties first (NEEDLES_A, needles as A), its upper bound when the
 //                haystack does. Sorted needles thus cost about a merge that writes one index per
@@ -33,6 +34,9 @@
 struct SearchParams {
     haystack_len: u32,
     needles_len: u32,
+    // search_tiles_in_turn: consecutive tiles each workgroup answers.
+    tiles_per_group: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: SearchParams;
@@ -139,24 +143,22 @@ fn needles_before(k: u32, cut: u32) -> u32 {
     return select(k - cut, cut, NEEDLES_A);
 }
 
-// Each tile merges its needles with its haystack keys and writes every needle's place in the
-// merge, less its index, as its answer. Those are the answers when needles and haystack are
-// sorted: then the cuts are exact and each tile's merge puts out each of its needles once. So
-// each tile checks that both are in order (each key against the next, the first against the key
-// before the tile) and that its needles are those its cuts give it; where not, it sets `unsorted`
-// and search_fix checks every written answer (one never written included).
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
-                @builtin(num_workgroups) num_workgroups: vec3<u32>,
-                @builtin(local_invocation_index) lid: u32) {
+// Tile g of the merge of needles and haystack, with its boundaries from the partition.
+fn search_range(g: u32) -> TileRange {
     let total = params.haystack_len + params.needles_len;
-    let g = group_index(workgroup_id, num_workgroups);
-    if g * TILE >= total {
-        return;
-    }
     let a_len = select(params.haystack_len, params.needles_len, NEEDLES_A);
     let segment = segment_of(g * TILE, a_len, total - a_len, 0u);
-    let range = tile_range(g * TILE, cuts[g], cuts[g + 1u], segment);
+    return tile_range(g * TILE, cuts[g], cuts[g + 1u], segment);
+}
+
+// Merges staged tile g (`range`) and writes every needle's place in the merge, less its index,
+// as its answer; returns whether the invocation's checks held. Those are the answers when needles
+// and haystack are sorted: then the cuts are exact and each tile's merge puts out each of its
+// needles once. So each tile checks that both are in order (each key against the next, the first
+// against the key before the tile) and that its needles are those its cuts give it. Every
+// invocation calls it (it holds barriers).
+fn answer_tile(g: u32, range: TileRange, lid: u32) -> bool {
+    let total = params.haystack_len + params.needles_len;
     n_slot = select(range.a_len, 0u, NEEDLES_A);
     n_len = select(range.count - range.a_len, range.a_len, NEEDLES_A);
     n0 = select(range.b0, range.a0, NEEDLES_A);
@@ -164,7 +166,9 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         needle_slot[r] = TILE;
     }
-    let outputs = merge_whole_tile(range, lid);
+    let outputs = invocation_outputs(range.count, lid);
+    merge_tile(outputs.x, outputs.y, range.a_len, range.count - range.a_len);
+    workgroupBarrier();
     // Each input's keys in the tile in order (the merge compared each key it took with the next
     // of its input: CHECK_ORDER), the invocations' walks through A meeting end to start (so
     // that each key was taken, and compared, once; the walk of invocation 0 starts at 0, as
@@ -191,6 +195,64 @@ fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     // (write_answers' barriers made walk_ends visible.)
     if lid > 0u {
         in_order = in_order && walk_a.x == walk_ends[lid - 1u];
+    }
+    return in_order;
+}
+
+// Tiles of the merge of needles and haystack. (Dispatched only with needles, so the total is not
+// 0; no sum overflows this way.)
+fn search_tile_count() -> u32 {
+    return (params.haystack_len + params.needles_len - 1u) / TILE + 1u;
+}
+
+// One tile per workgroup. Where the tile's checks fail it sets `unsorted`, and search_fix checks
+// every written answer (one never written included).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn search_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+                @builtin(num_workgroups) num_workgroups: vec3<u32>,
+                @builtin(local_invocation_index) lid: u32) {
+    let g = group_index(workgroup_id, num_workgroups);
+    if g >= search_tile_count() {
+        return;
+    }
+    let range = search_range(g);
+    load_range(range, lid);
+    stage_loaded(range, lid);
+    // (answer_tile first: every invocation calls it.)
+    if !answer_tile(g, range, lid) {
+        atomicOr(&unsorted, 1u);
+    }
+}
+
+// params.tiles_per_group consecutive tiles per workgroup, each loaded while the workgroup answers
+// the one before, as merge_path_tiles (merge_path.wgsl) merges: for long searches
+// (tuning::search_tiles_per_workgroup), as search_tiles is faster for short ones.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn search_tiles_in_turn(@builtin(workgroup_id) workgroup_id: vec3<u32>,
+                        @builtin(num_workgroups) num_workgroups: vec3<u32>,
+                        @builtin(local_invocation_index) lid: u32) {
+    let tiles = search_tile_count();
+    var g = group_index(workgroup_id, num_workgroups) * params.tiles_per_group;
+    if g >= tiles {
+        return;
+    }
+    let last = min(g + params.tiles_per_group, tiles) - 1u;
+    var range = search_range(g);
+    load_range(range, lid);
+    var in_order = true;
+    loop {
+        stage_loaded(range, lid);
+        var next = range;
+        if g < last {
+            next = search_range(g + 1u);
+            load_range(next, lid);
+        }
+        in_order = answer_tile(g, range, lid) && in_order;
+        if g >= last { break; }
+        // Everyone has written this tile's answers before the next tile overwrites it.
+        workgroupBarrier();
+        range = next;
+        g += 1u;
     }
     if !in_order {
         atomicOr(&unsorted, 1u);

@@ -39,6 +39,14 @@ pub(crate) static SEARCH_TILES: Kernel = Kernel {
     value_bindings: &[],
 };
 
+/// `search_tiles_in_turn` in search_sorted.wgsl: several tiles a workgroup.
+pub(crate) static SEARCH_TILES_IN_TURN: Kernel = Kernel {
+    file: "search_sorted",
+    entry: "search_tiles_in_turn",
+    bindings: SEARCH_TILES.bindings,
+    value_bindings: &[],
+};
+
 /// `search_fix` in search_sorted.wgsl: after `search_tiles`, the needles it left.
 pub(crate) static SEARCH_FIX: Kernel = Kernel {
     file: "search_sorted",
@@ -105,6 +113,8 @@ pub struct SearchBuffers<'a> {
 struct SearchParams {
     haystack_len: u32,
     needles_len: u32,
+    tiles_per_group: u32,
+    _pad: u32,
 }
 
 /// The specialization of `search_sorted`, or with `tiles` of `search_tiles` in that shape.
@@ -328,11 +338,16 @@ impl Gpu {
             return Ok(());
         }
         let placeholder = scratch.placeholder();
+        let tiles_per_group = tuning::search_tiles_per_workgroup(h + n);
+        #[cfg(test)]
+        let tiles_per_group = tests::TILES_PER_GROUP.get().unwrap_or(tiles_per_group);
         let params = self.uniform(
             "wgmerge search params",
             bytemuck::bytes_of(&SearchParams {
                 haystack_len: h as u32,
                 needles_len: n as u32,
+                tiles_per_group,
+                _pad: 0,
             }),
         );
         let haystack = bind_elements(haystack, 0, h, key_size, placeholder);
@@ -376,10 +391,14 @@ impl Gpu {
         ]);
         let fix_group = self.bind_group(&SEARCH_FIX, false, &entries);
         entries.push(entry(7, cuts.as_entire_binding()));
-        let tiles_group = self.bind_group(&SEARCH_TILES, false, &entries);
-        let tiles_pipeline = self.pipeline(&SEARCH_TILES, &plan.specialization)?;
+        let tiles_kernel = match tiles_per_group {
+            1 => &SEARCH_TILES,
+            _ => &SEARCH_TILES_IN_TURN,
+        };
+        let tiles_group = self.bind_group(tiles_kernel, false, &entries);
+        let tiles_pipeline = self.pipeline(tiles_kernel, &plan.specialization)?;
         let fix_pipeline = self.pipeline(&SEARCH_FIX, &plan.specialization)?;
-        let tile_groups = self.dispatch_shape(tiles as u32)?;
+        let tile_groups = self.dispatch_shape(tiles.div_ceil(tiles_per_group as usize) as u32)?;
         let fix_groups = n
             .div_ceil(workgroup as usize)
             .min(tuning::SEARCH_FIX_WORKGROUPS);
@@ -389,10 +408,16 @@ impl Gpu {
             timestamp_writes: None,
         });
         partition.record(&mut pass);
-        for (pipeline, group, groups) in [
+        #[allow(unused_mut)]
+        let mut passes = vec![
             (&tiles_pipeline, &tiles_group, tile_groups),
             (&fix_pipeline, &fix_group, fix_groups),
-        ] {
+        ];
+        #[cfg(test)]
+        if tests::TILES_ONLY.get() {
+            passes.pop();
+        }
+        for (pipeline, group, groups) in passes {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(groups.0, groups.1, 1);
@@ -445,11 +470,13 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     workgroup_memory: 0,
                 });
                 for shape in [(512, 5), (256, 5), (256, 3)] {
-                    out.push(crate::kernel_tests::Configuration {
-                        kernel: &SEARCH_TILES,
-                        specialization: specialization(key, &options, Some(shape)),
-                        workgroup_memory: tiles_memory(shape, key),
-                    });
+                    for kernel in [&SEARCH_TILES, &SEARCH_TILES_IN_TURN] {
+                        out.push(crate::kernel_tests::Configuration {
+                            kernel,
+                            specialization: specialization(key, &options, Some(shape)),
+                            workgroup_memory: tiles_memory(shape, key),
+                        });
+                    }
                     out.push(crate::kernel_tests::Configuration {
                         kernel: &SEARCH_FIX,
                         specialization: specialization(key, &options, Some(shape)),
@@ -460,4 +487,57 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    thread_local! {
+        /// Searches recorded on this thread answer this many tiles a workgroup.
+        pub(super) static TILES_PER_GROUP: std::cell::Cell<Option<u32>> =
+            const { std::cell::Cell::new(None) };
+        /// Searches recorded on this thread leave out search_fix: sorted needles' answers come
+        /// from the tiles alone.
+        pub(super) static TILES_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// Workgroups that answer one tile, or several in turn (the last group's share short),
+    /// answer as the CPU does: both bounds, sorted needles with runs of equal keys and needles all equal
+    /// from the tiles alone (no search_fix, which would repair any tile's answers), shuffled
+    /// needles with it.
+    #[test]
+    fn tiles_in_turn_answer_every_needle() {
+        let gpu = Gpu::new().expect("an adapter");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(311);
+        let mut haystack: Vec<u32> = (0..20_011).map(|_| rng.random_range(0..9000)).collect();
+        haystack.sort_unstable();
+        let mut sorted: Vec<u32> = (0..15_013).map(|_| rng.random_range(0..9500)).collect();
+        sorted.sort_unstable();
+        let mut shuffled = sorted.clone();
+        shuffled.reverse();
+        shuffled.swap(17, 9_000);
+        let equal = vec![haystack[7_000]; 12_345];
+        for tiles in [1, 2, 3, 5] {
+            TILES_PER_GROUP.set(Some(tiles));
+            for (needles, tiles_only) in [(&sorted, true), (&equal, true), (&shuffled, false)] {
+                TILES_ONLY.set(tiles_only);
+                for bound in [Bound::Lower, Bound::Upper] {
+                    let found = gpu
+                        .search_sorted(&haystack, needles, bound)
+                        .expect("search");
+                    let expected =
+                        crate::cpu::search_sorted(&haystack, needles, bound, Order::Ascending);
+                    assert!(
+                        found == expected,
+                        "{tiles} tiles, {bound:?}, {} needles",
+                        needles.len()
+                    );
+                }
+            }
+        }
+        TILES_PER_GROUP.set(None);
+        TILES_ONLY.set(false);
+    }
 }
