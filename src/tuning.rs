@@ -55,19 +55,21 @@ pub(crate) fn most_tiles_per_workgroup(items_per_thread: u32) -> u32 {
 /// Merges at least this long take [`merge_path_shape`]'s large shapes where the device has room.
 pub(crate) const LARGE_MERGE_LEN: usize = 1 << 24;
 
-/// Merges of 32-bit keys alone at least this long take 256 x 11 (run 308, below).
-pub(crate) const NARROW_LARGE_MERGE_LEN: usize = 1 << 26;
+/// Merges of 32-bit keys alone at least this long take 256 x 11 (runs 308 and 310, below).
+pub(crate) const NARROW_LARGE_MERGE_LEN: usize = 1 << 25;
 
 /// Merge path's shape for a merge of `total` keys of `key_size` bytes (with values of
 /// `value_size` bytes, 0 for none), the first that `fits` the device (invocations and workgroup
 /// memory):
 /// - 32-bit keys 256 x 7; from 2^24 keys 512 x 11 (22 KiB, two workgroups an SM; 256 x 11 where 512
-///   invocations do not fit), and from 2^26 256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose
+///   invocations do not fit), and from 2^25 256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose
 ///   512 x 11 from 2^24 (256 x 15 1-3% slower; 256 x 17 and 512 x 15 lose 15-30%, every large shape
 ///   loses at 2^20). Runs 308-309 (H200), ms at 2^24 / 2^26 / 2^28: 512 x 11 0.0742 / 0.2135-0.2136
 ///   / 0.7501-0.7504, 256 x 11 0.0762 / 0.2044-0.2051 / 0.7228-0.7242, 256 x 15 0.0784 / 0.2124 /
 ///   0.7227, 256 x 9 0.0747 / 0.2093 / 0.7500, 512 x 9 0.0742 / 0.2236 / 0.7942, 256 x 7 0.0751 /
-///   0.2171 / 0.7968, 384 x 11 and 1024 x 5 slower;
+///   0.2171 / 0.7968, 384 x 11 and 1024 x 5 slower. Run 310 at 2^25, 1 / 2 / 3 / 4 tiles a
+///   workgroup: 512 x 11 0.1320 / 0.1246 / 0.1234 / 0.1265, 256 x 11 0.1260 / 0.1186 / 0.1186 /
+///   0.1171 (at 2^24 512 x 11 0.0735-0.0746, 256 x 11 0.0725-0.0761);
 /// - 64-bit keys 256 x 7, and from 2^24 256 x 11 (22 KiB: two workgroups an SM, where 512 x 11's
 ///   45 KiB holds one). Runs 308-309 (H200): 0.1137 / 0.3523 ms at 2^24 / 2^26 against 512 x 11's
 ///   0.1223 / 0.3997, 256 x 7 0.1232 and 512 x 5 0.1337 at 2^24;
@@ -96,8 +98,9 @@ pub(crate) fn merge_path_shape(
 /// pair of runs. Keys take 256 x 11 below [`LARGE_MERGE_LEN`] where it `fits` (run 71: 5-8%
 /// faster than 256 x 7 at 2^20 and 2^22, as a larger tile saves a merge pass for a round of the
 /// block sort, which costs less), and otherwise merge path's own shape: for 32-bit keys 512 x 11
-/// from 2^24 (run 308, H200: 0.995 ms against 256 x 11's 1.027) and 256 x 11 from 2^26 (run 309:
-/// 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's 3.702 / 15.390); for 64-bit keys 256 x 11
+/// from 2^24 (run 308, H200: 0.995 ms against 256 x 11's 1.027) and 256 x 11 from 2^25 (run 310:
+/// 1.858 ms at 2^25 against 1.905; run 309: 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's
+/// 3.702 / 15.390); for 64-bit keys 256 x 11
 /// (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26 against 512 x 11's 1.781 / 7.182). Pairs take
 /// merge path's shape (run 309: 256 x 11 4% slower at 2^26 and 2^28).
 pub(crate) fn merge_sort_shape(
@@ -636,6 +639,8 @@ mod tests {
         let everything = |_| true;
         assert_eq!(merge_path_shape(4, 0, 1 << 20, everything), (256, 7));
         assert_eq!(merge_path_shape(4, 0, 1 << 24, everything), (512, 11));
+        assert_eq!(merge_path_shape(4, 0, (1 << 25) - 1, everything), (512, 11));
+        assert_eq!(merge_path_shape(4, 0, 1 << 25, everything), (256, 11));
         assert_eq!(merge_path_shape(4, 0, 1 << 26, everything), (256, 11));
         assert_eq!(merge_path_shape(8, 0, 1 << 20, everything), (256, 7));
         assert_eq!(merge_path_shape(8, 0, 1 << 24, everything), (256, 11));
