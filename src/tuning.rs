@@ -301,6 +301,16 @@ pub(crate) const SET_PAIRS_SHAPE: Shape = (256, 6);
 ///   0.3140-0.3141 / 1.2893-1.2930 / 5.7469-5.7924; 256 x 5 4.5502 and 5.5774 at 2^28.
 pub(crate) const SET_PAIRS_TILING: SetTiling = (SET_PAIRS_SHAPE, 1400);
 
+/// Intersection's tiling with values for 32-bit keys, where it fits: 256 x 8 in tiles of 1916
+/// (16376 bytes, 80 registers: three workgroups an SM). Like intersection of keys alone it writes
+/// at most half its input, so larger tiles at one workgroup fewer an SM pay. H200, u32 values, ms
+/// at 2^24 / 2^26 / 2^28 against [`SET_PAIRS_TILING`]: 0.1789-0.1791 / 0.6704-0.6706 (run 310,
+/// twice) / 2.9352 (run 311) against 0.1833-0.1834 / 0.7250-0.7275 / 3.2764; H100 (run 304)
+/// 0.1838 / 0.6874 at 2^24 / 2^26 against 0.1885 / 0.7494. The other operations stay: union and
+/// symmetric difference 8-11% slower at 2^26 and 2^28, difference 2% slower at 2^24 and 1-4% faster
+/// beyond.
+pub(crate) const SET_PAIRS_INTERSECTION_TILING: SetTiling = ((256, 8), 1916);
+
 /// Union's and symmetric difference's tiling for 8-byte keys alone, where it fits: 256 x 7 (15388
 /// bytes, 61-72 registers: three workgroups an SM, where [`SET_TILING`] holds 23452 and two).
 /// H100, u64 keys at 2^22 / 2^24 / 2^26, ms (runs 301-302): union 0.0815-0.0818 / 0.2182-0.2189
@@ -325,7 +335,8 @@ pub(crate) const SET_WIDE_FROM_A_TILING: SetTiling = ((256, 8), 1916);
 /// [`SET_TILING`]) for intersection, [`SET_DIFFERENCE_TILING`] (then
 /// [`SET_DIFFERENCE_FOUR_TILING`]) for the others; 64-bit keys alone: [`SET_WIDE_TILING`] for
 /// union and symmetric difference, [`SET_WIDE_FROM_A_TILING`] for the others. With values
-/// [`SET_PAIRS_TILING`] (timed with 32-bit keys only). Else smaller tiles of the same workgroup
+/// [`SET_PAIRS_TILING`] (timed with 32-bit keys only), for intersection with 32-bit keys
+/// [`SET_PAIRS_INTERSECTION_TILING`] first. Else smaller tiles of the same workgroup
 /// (WebGPU's default 16 KiB takes the first or, for intersection without subgroups, the second
 /// for 32-bit keys alone, the first for 32-bit pairs, 256 x 7 for 64-bit keys, 256 x 4 for 64-bit
 /// pairs), or None. A tile may stop short of its shape's outputs, never beyond them.
@@ -338,6 +349,7 @@ pub(crate) fn set_tiling(
     use SetOperation::*;
     let full = |(w, i): Shape| ((w, i), w * i);
     let (first, second) = match (operation, key_size) {
+        (Intersection, 4) if with_values => (SET_PAIRS_INTERSECTION_TILING, SET_PAIRS_TILING),
         _ if with_values => (SET_PAIRS_TILING, SET_PAIRS_TILING),
         (Union, 4) => (SET_TILING, SET_TILING),
         (Intersection, 4) => (SET_INTERSECTION_TILING, SET_TILING),
@@ -907,7 +919,11 @@ mod tests {
         );
         for op in SetOperation::ALL {
             for key_size in [4, 8] {
-                assert_eq!(set_tiling(op, key_size, true, any), Some(SET_PAIRS_TILING));
+                let wanted = match (op, key_size) {
+                    (Intersection, 4) => SET_PAIRS_INTERSECTION_TILING,
+                    _ => SET_PAIRS_TILING,
+                };
+                assert_eq!(set_tiling(op, key_size, true, any), Some(wanted));
             }
         }
         // Every tile is at most its shape's outputs (each part at most ITEMS_PER_THREAD + 1).
@@ -950,6 +966,16 @@ mod tests {
         assert_eq!(
             set_tiling(Union, 4, true, fits(4, 4, 16_384)),
             Some(SET_PAIRS_TILING)
+        );
+        // Intersection's tiles with values fill 16 KiB with subgroups' look-back only.
+        assert_eq!(
+            set_tiling(Intersection, 4, true, fits(4, 4, 16_384)),
+            Some(SET_PAIRS_TILING)
+        );
+        let subgroups = |((w, _), tile): SetTiling| tile * 8 + 4 + w * 4 + 24 <= 16_384;
+        assert_eq!(
+            set_tiling(Intersection, 4, true, subgroups),
+            Some(SET_PAIRS_INTERSECTION_TILING)
         );
         assert_eq!(
             set_tiling(Union, 8, true, fits(8, 4, 16_384)),
