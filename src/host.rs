@@ -455,6 +455,7 @@ impl<'g> Driver<'g> {
             for (output, destination) in destinations.iter_mut().enumerate() {
                 let size = call.output_sizes[output];
                 prefault(&mut destination[written * size..(written + count) * size]);
+                self.trace(format_args!("output {output}: pages faulted in"));
             }
         }
         if !early.is_empty() {
