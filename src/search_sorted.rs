@@ -503,8 +503,8 @@ mod tests {
         pub(super) static TILES_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
-    /// Workgroups that answer one tile, or several in turn (the last group's share short),
-    /// answer as the CPU does: both bounds, sorted needles with runs of equal keys and needles all equal
+    /// Workgroups that answer one tile, or several in turn (the last group's share short), answer
+    /// as the CPU does: both bounds, sorted needles with runs of equal keys and needles all equal
     /// from the tiles alone (no search_fix, which would repair any tile's answers), shuffled
     /// needles with it.
     #[test]

@@ -100,9 +100,9 @@ pub(crate) fn merge_path_shape(
 /// block sort, which costs less), and otherwise merge path's own shape: for 32-bit keys 512 x 11
 /// from 2^24 (run 308, H200: 0.995 ms against 256 x 11's 1.027) and 256 x 11 from 2^25 (run 310:
 /// 1.858 ms at 2^25 against 1.905; run 309: 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's
-/// 3.702 / 15.390); for 64-bit keys 256 x 11
-/// (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26 against 512 x 11's 1.781 / 7.182). Pairs take
-/// merge path's shape (run 309: 256 x 11 4% slower at 2^26 and 2^28).
+/// 3.702 / 15.390); for 64-bit keys 256 x 11 (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26
+/// against 512 x 11's 1.781 / 7.182). Pairs take merge path's shape (run 309: 256 x 11 4% slower
+/// at 2^26 and 2^28).
 pub(crate) fn merge_sort_shape(
     key_size: u32,
     value_size: u32,
