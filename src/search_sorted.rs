@@ -128,8 +128,10 @@ fn specialization(key: KeyType, options: &SearchOptions, tiles: Option<Shape>) -
         // Needles take ties first (as A) for the lower bound, the haystack for the upper.
         constants.extend([
             ("NEEDLES_A", u32::from(!upper)),
-            // The tiles' answers hold only for sorted input: the merge checks it as it goes.
+            // The tiles' answers hold only for sorted needles: the merge checks them as it
+            // goes (the haystack's order is the caller's promise).
             ("CHECK_ORDER", 1),
+            ("CHECK_A", u32::from(!upper)),
             ("WORKGROUP_SIZE", workgroup),
             ("ITEMS_PER_THREAD", items),
         ]);
