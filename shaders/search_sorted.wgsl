@@ -1,30 +1,30 @@
 // Sorted search: for each needle, the index at which it would go in the sorted haystack, as
 // `slice::partition_point` gives it: the first index whose key is not before the needle
-// (lower bound), or the first whose key is after it (UPPER), in the operation's order. Two
-// kernels:
+// (lower bound), or the first whose key is after it (UPPER), in the operation's order. Kernels:
 //
 // search_sorted  one invocation per needle, each a binary search of the haystack
 //                (lib/search.wgsl): for few needles, or needles in no order.
 // search_tiles   the merge path: the partition pass (partition.wgsl) co-ranks the tile
 //                boundaries of the merge of needles and haystack, and each workgroup merges its
-//                tile in workgroup memory (lib/merge_tile.wgsl); search_tiles_in_turn several
-//                tiles a workgroup. A needle's place in the merge,
-//                less its own index, is the number of haystack keys before it: its lower bound
-//                when needles take ties first (NEEDLES_A, needles as A), its upper bound when the
-//                haystack does. Sorted needles thus cost about a merge that writes one index per
-//                needle instead of a binary search each (run 78: 3.6x merge's time at 2^28).
+//                tile in workgroup memory (lib/merge_tile.wgsl); search_tiles_in_turn merges
+//                several tiles a workgroup. A needle's place in the merge, less its own index, is
+//                the number of haystack keys before it: its lower bound when needles take ties
+//                first (NEEDLES_A, needles as A), its upper bound when the haystack does. Sorted
+//                needles thus cost about a merge that writes one index per needle instead of a
+//                binary search each (run 78: 3.6x merge's time at 2^28).
+// search_fix     after the tiles, where some tile found its needles out of order (below).
 //
-// search_tiles writes every answer the merge gives (staged in the tile, so the writes coalesce)
-// and checks that the tile's needles are in order (each against the next as the merge takes it,
-// the first against the needle before the tile) and that they are those its cuts give it. The
-// haystack's order is the caller's promise: out of order, it makes the answers unspecified,
-// never out of range (run 315, H200: checking it too cost 1% at 2^24 and 2^26, 0.2532-0.2533 ms
-// against 0.2508-0.2509 at 2^26; level at 2^28). Where some tile's are not, it sets `unsorted`; then search_fix, one
-// invocation per needle, checks every answer against the haystack (the keys at place - 1 and
-// place) and binary-searches each that fails (run 125: 11% faster for sorted needles than
-// checking each answer in search_tiles).
+// The tiles write every answer the merge gives (staged in the tile, so the writes coalesce) and
+// check that the tile's needles are in order (each against the next as the merge takes it, the
+// first against the needle before the tile) and that they are those its cuts give it. Where some
+// tile's are not, it sets `unsorted`; then search_fix, one invocation per needle, checks every
+// answer against the haystack (the keys at place - 1 and place) and binary-searches each that
+// fails (run 125: 11% faster for sorted needles than checking each answer in the tiles).
 // So needles in any order are answered right, sorted ones in one pass (search_fix's workgroups
-// read the flag and stop), others at about a binary search each.
+// read the flag and stop), others at about a binary search each. The haystack's order is the
+// caller's promise: out of order, it makes the answers unspecified, never out of range (run 315,
+// H200: checking it too cost 1% at 2^24 and 2^26, 0.2532-0.2533 ms against 0.2508-0.2509 at
+// 2^26; level at 2^28).
 // A tile's needles are [x_g, x_g+1), x_g the needles before its first output by the cuts: x_0 = 0
 // and the last is every needle, so tiles that all find their needles where the cuts say cover
 // every needle once. Every index is bounded by the lengths whatever the input.

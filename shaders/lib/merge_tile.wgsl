@@ -145,16 +145,3 @@ fn invocation_outputs(count: u32, lid: u32) -> vec2<u32> {
     let d0 = min(lid * ITEMS_PER_THREAD, count);
     return vec2(d0, min(d0 + ITEMS_PER_THREAD, count));
 }
-
-// Loads tile `range`, stages it and merges the invocation's outputs, handing each to put_output;
-// returns them as [d0, d1). For kernels that decide each output after the merge (set
-// operations, sorted search). Every invocation calls it (it holds barriers); put_output's
-// workgroup writes are visible to the whole workgroup when it returns.
-fn merge_whole_tile(range: TileRange, lid: u32) -> vec2<u32> {
-    load_range(range, lid);
-    stage_loaded(range, lid);
-    let outputs = invocation_outputs(range.count, lid);
-    merge_tile(outputs.x, outputs.y, range.a_len, range.count - range.a_len);
-    workgroupBarrier();
-    return outputs;
-}
