@@ -3,7 +3,7 @@
 
 use bytemuck::Pod;
 
-use crate::host::{self, element_sizes, outputs_at, values_at, ResultVec};
+use crate::host::{self, element_sizes, outputs_at, piece_ranges, values_at, ResultVec};
 use crate::key::{Key, KeyType, Order};
 use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization};
@@ -219,8 +219,8 @@ impl Gpu {
         let sizes = element_sizes(K::TYPE, value_size as usize);
         let same = |x: &K, y: &K| cpu::compare(x, y, Order::Ascending).is_eq();
         let mut written = 0usize;
-        for start in (0..keys.len()).step_by(most) {
-            let range = start..(start + most).min(keys.len());
+        for range in piece_ranges(keys.len(), most) {
+            let start = range.start;
             let crossed = start > 0 && same(&keys[start - 1], &keys[start]);
             let at = if crossed && options.keep == Keep::Last {
                 // The piece before kept at least its last key.

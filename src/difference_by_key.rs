@@ -4,7 +4,7 @@
 
 use bytemuck::Pod;
 
-use crate::host::{self, element_sizes, outputs_at, values_at, ResultVec};
+use crate::host::{self, element_sizes, outputs_at, piece_ranges, values_at, ResultVec};
 use crate::key::{Key, KeyType, Order};
 use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
@@ -55,6 +55,19 @@ fn specialization(order: Order) -> Specialization {
         params: Vec::new(),
         constants: vec![("DESCENDING", u32::from(order == Order::Descending))],
         with_values: false,
+    }
+}
+
+/// What a B longer than a binding filters next: A itself, or what its earlier chunks kept of A
+/// (keys, and value bytes of the values' size).
+fn kept_of<'a, K>(
+    kept: &'a Option<(Vec<K>, Vec<u8>)>,
+    a: &'a [K],
+    values: Option<(&'a [u8], u32)>,
+) -> (&'a [K], Option<(&'a [u8], u32)>) {
+    match kept {
+        Some((keys, bytes)) => (keys, values.map(|(_, size)| (&bytes[..], size))),
+        None => (a, values),
     }
 }
 
@@ -228,10 +241,7 @@ impl Gpu {
         };
         let mut kept: Option<(Vec<K>, Vec<u8>)> = None;
         for chunk in earlier {
-            let (from, from_values) = match &kept {
-                Some((keys, bytes)) => (&keys[..], values.map(|(_, size)| (&bytes[..], size))),
-                None => (a, values),
-            };
+            let (from, from_values) = kept_of(&kept, a, values);
             let mut next_keys = ResultVec::<K>::new(from.len())?;
             let mut next_values = ResultVec::<u8>::new(from.len() * value_size as usize)?;
             let written = {
@@ -245,10 +255,7 @@ impl Gpu {
                 next_values.into_vec(written * value_size as usize),
             ));
         }
-        let (from, from_values) = match &kept {
-            Some((keys, bytes)) => (&keys[..], values.map(|(_, size)| (&bytes[..], size))),
-            None => (a, values),
-        };
+        let (from, from_values) = kept_of(&kept, a, values);
         self.filter_in_pieces(from, from_values, last, order, most, destinations)
             .await
     }
@@ -266,8 +273,7 @@ impl Gpu {
     ) -> Result<usize, Error> {
         let sizes = element_sizes(K::TYPE, values.map_or(0, |(_, size)| size as usize));
         let mut written = 0;
-        for start in (0..a.len()).step_by(most) {
-            let range = start..(start + most).min(a.len());
+        for range in piece_ranges(a.len(), most) {
             let piece_values = values_at(values, &range);
             written += self
                 .filter_piece(

@@ -778,6 +778,13 @@ pub(crate) fn element_sizes(key: KeyType, value_size: usize) -> Vec<usize> {
     sizes
 }
 
+/// Consecutive ranges of at most `most` (positive) of `len` elements: a slice form's pieces.
+pub(crate) fn piece_ranges(len: usize, most: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..len)
+        .step_by(most)
+        .map(move |start| start..(start + most).min(len))
+}
+
 /// Elements `range` of each output, an element of output i taking `sizes[i]` bytes.
 pub(crate) fn outputs_at<'a>(
     outputs: &'a mut [&mut [MaybeUninit<u8>]],

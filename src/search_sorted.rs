@@ -410,16 +410,13 @@ impl Gpu {
             timestamp_writes: None,
         });
         partition.record(&mut pass);
-        #[allow(unused_mut)]
-        let mut passes = vec![
+        let passes: &[_] = &[
             (&tiles_pipeline, &tiles_group, tile_groups),
             (&fix_pipeline, &fix_group, fix_groups),
         ];
         #[cfg(test)]
-        if tests::TILES_ONLY.get() {
-            passes.pop();
-        }
-        for (pipeline, group, groups) in passes {
+        let passes = &passes[..if tests::TILES_ONLY.get() { 1 } else { 2 }];
+        for &(pipeline, group, groups) in passes {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(groups.0, groups.1, 1);

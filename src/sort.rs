@@ -230,13 +230,9 @@ impl Gpu {
                 .await?;
             expect_written(written, &range)?;
         }
-        let (sorted_keys, sorted_values) = (
-            sorted_keys.into_vec(len),
-            sorted_values.into_vec(len * value_size),
-        );
         let runs = SortedRuns {
-            keys: Cow::Owned(sorted_keys),
-            values: Cow::Owned(sorted_values),
+            keys: Cow::Owned(sorted_keys.into_vec(len)),
+            values: Cow::Owned(sorted_values.into_vec(len * value_size)),
             value_size,
             bounds,
         };

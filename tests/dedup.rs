@@ -97,10 +97,7 @@ every_key_type!(in_pieces);
 /// pieces by default.
 #[test]
 fn beyond_one_binding() {
-    let small = gpu_with_limits(|limits| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..limits
-    });
+    let small = gpu_with_binding_limit(4096);
     let keys: Vec<u32> = (0..3000).map(|i| i / 7).collect();
     let values: Vec<u64> = (0..3000).collect();
     for keep in [Keep::First, Keep::Last] {

@@ -63,10 +63,7 @@ every_key_type!(every_shape);
 /// A sorted and shuffled, B with runs of equal keys, empty sides.
 #[test]
 fn beyond_one_binding() {
-    let small = gpu_with_limits(|limits| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..limits
-    });
+    let small = gpu_with_binding_limit(4096);
     let mut rng = rng("difference_by_key::beyond_one_binding");
     for order in [Order::Ascending, Order::Descending] {
         for (m, n) in [(3000, 100), (100, 2500), (3000, 2500), (1500, 0), (0, 3000)] {

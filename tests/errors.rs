@@ -204,10 +204,7 @@ fn buffers_of_another_device_are_rejected() {
 #[test]
 fn resident_inputs_beyond_the_binding_limit_are_rejected() {
     // 1 KiB bindings: 256 u32 keys, 128 u64 keys or u32 keys with 8-byte values.
-    let gpu = gpu_with_limits(|l| wgpu::Limits {
-        max_storage_buffer_binding_size: 1024,
-        ..l
-    });
+    let gpu = gpu_with_binding_limit(1024);
     assert_eq!(gpu.max_merge_len(KeyType::U32, 0), 256);
     assert_eq!(gpu.max_merge_len(KeyType::U32, 8), 128);
     assert_eq!(gpu.max_merge_len(KeyType::I64, 4), 128);

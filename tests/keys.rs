@@ -99,10 +99,7 @@ fn signed_and_wide_extremes() {
 fn merges_longer_than_a_binding_go_in_pieces() {
     let mut rng = rng("merges_longer_than_a_binding_go_in_pieces");
     // 4 KiB bindings: 1024 u32 keys, 512 u64 keys per piece.
-    let gpu = gpu_with_limits(|l| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..l
-    });
+    let gpu = gpu_with_binding_limit(4096);
     for algorithm in Algorithm::ALL {
         for order in ORDERS {
             let options = MergeOptions {
@@ -212,10 +209,7 @@ fn check_resident<K: TestKey, V: Provenance>(
 fn resident_merges_longer_than_a_binding_go_in_pieces() {
     let mut rng = rng("resident_merges_longer_than_a_binding_go_in_pieces");
     // 4 KiB bindings: 1024 u32 keys, 512 u64 keys or keys with 8-byte values per piece.
-    let gpu = gpu_with_limits(|l| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..l
-    });
+    let gpu = gpu_with_binding_limit(4096);
     for algorithm in [Algorithm::MergePath, Algorithm::Basic] {
         for order in ORDERS {
             let options = MergeOptions {

@@ -82,10 +82,7 @@ every_key_type!(every_key_type_and_order);
 /// sorted in pieces. Both orders, odd numbers of runs, empty runs.
 #[test]
 fn runs_beyond_one_binding() {
-    let small = gpu_with_limits(|limits| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..limits
-    });
+    let small = gpu_with_binding_limit(4096);
     let mut rng = rng("merge_many::beyond_one_binding");
     for order in [Order::Ascending, Order::Descending] {
         for (k, longest) in [(2, 1500), (5, 700), (17, 300), (1500, 3)] {

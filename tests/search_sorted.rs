@@ -59,10 +59,7 @@ every_key_type!(every_shape);
 /// chunks whose answers add up: both orders and bounds, runs of equal keys across chunks.
 #[test]
 fn beyond_one_binding() {
-    let small = gpu_with_limits(|limits| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..limits
-    });
+    let small = gpu_with_binding_limit(4096);
     let mut rng = rng("search_sorted::beyond_one_binding");
     for order in [Order::Ascending, Order::Descending] {
         for bound in [Bound::Lower, Bound::Upper] {

@@ -142,10 +142,7 @@ fn bad_input_is_an_error() {
         Err(Error::InvalidOptions(_))
     ));
     // Beyond what one binding holds, on a device with 4 KiB bindings.
-    let small = gpu_with_limits(|limits| wgpu::Limits {
-        max_storage_buffer_binding_size: 4096,
-        ..limits
-    });
+    let small = gpu_with_binding_limit(4096);
     let max = small.max_set_len(KeyType::U32, 0);
     assert_eq!(max, 1024, "one binding of 4 KiB");
     let half = vec![1u32; max / 2];

@@ -43,6 +43,15 @@ pub fn gpu_with_limits(limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits) -> Gpu
     gpu.with_runtime_checks(runtime_checks())
 }
 
+/// A device of our own whose storage bindings hold at most `bytes`, so that the slice forms go
+/// in pieces at small sizes.
+pub fn gpu_with_binding_limit(bytes: u64) -> Gpu {
+    gpu_with_limits(|limits| wgpu::Limits {
+        max_storage_buffer_binding_size: bytes,
+        ..limits
+    })
+}
+
 /// Asserts the backend named by `WGMERGE_EXPECT_BACKEND`, if set.
 pub fn check_backend(gpu: &Gpu) {
     if let Ok(expected) = std::env::var("WGMERGE_EXPECT_BACKEND") {
