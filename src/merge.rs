@@ -247,13 +247,15 @@ pub(crate) fn workgroup_memory(
     tile * key + slots + chunk
 }
 
-/// The specialization of a merge kernel.
+/// The specialization of a merge kernel; `one_buffer` where a merge path pass reads A's buffer
+/// bound again as B ([`MergePlan::segmented`]).
 pub(crate) fn specialization(
     kernel: &Kernel,
     shape: Shape,
     key: KeyType,
     order: Order,
     value_size: u32,
+    one_buffer: bool,
 ) -> Specialization {
     let mut params = vec![("key", key.module()), ("values", values_module(value_size))];
     let mut constants = vec![
@@ -271,6 +273,7 @@ pub(crate) fn specialization(
         let table = std::ptr::eq(kernel, &MERGE_PATH_TILES_TABLE);
         params.push(("tiling", crate::partition::tiling_module(table)));
         constants.push(("MOST_TILES", tuning::most_tiles_per_workgroup(shape.1)));
+        constants.push(("ONE_BUFFER", u32::from(one_buffer)));
     }
     Specialization {
         params,
@@ -345,7 +348,6 @@ impl<'a> MergeBuffers<'a> {
 #[derive(Clone, Debug)]
 pub(crate) struct MergePlan {
     pub(crate) kernel: &'static Kernel,
-    pub(crate) specialization: Specialization,
     pub(crate) key: KeyType,
     pub(crate) value_size: u32,
     pub(crate) shape: Shape,
@@ -370,8 +372,20 @@ impl MergePlan {
 
     /// Whether the pass runs many merges within A, bound again as B: merge sort's segments of
     /// run_len, or segments listed in a table.
-    fn segmented(&self) -> bool {
+    pub(crate) fn segmented(&self) -> bool {
         self.params.run_len > 0 || self.segment_table.is_some()
+    }
+
+    /// The merge kernel's specialization.
+    fn specialization(&self) -> Specialization {
+        specialization(
+            self.kernel,
+            self.shape,
+            self.key,
+            self.order,
+            self.value_size,
+            self.segmented(),
+        )
     }
 
     /// This merge path merge of A alone, as a pass over segments of A listed in `table`
@@ -397,13 +411,6 @@ impl MergePlan {
         let tiles_per_group = self.params.tiles_per_group;
         Ok(MergePlan {
             kernel,
-            specialization: specialization(
-                kernel,
-                self.shape,
-                self.key,
-                self.order,
-                self.value_size,
-            ),
             params: MergeParams {
                 b_len: 0,
                 run_len: 0,
@@ -877,7 +884,6 @@ impl Gpu {
         };
         Ok(MergePlan {
             kernel,
-            specialization: specialization(kernel, shape, key, options.order, value_size),
             key,
             value_size,
             shape,
@@ -979,7 +985,7 @@ impl Gpu {
         let with_values = buffers.values.is_some();
         Ok(PreparedMerge {
             partition,
-            pipeline: self.pipeline(plan.kernel, &plan.specialization)?,
+            pipeline: self.pipeline(plan.kernel, &plan.specialization())?,
             bind_group: self.bind_group(plan.kernel, with_values, &entries),
             dispatch: plan.dispatch,
         })
@@ -1331,14 +1337,25 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
             }
             shapes.sort_unstable();
             shapes.dedup();
+            // Merge path's passes read A and B, or A alone as sort's passes do; the table's
+            // passes always read A alone.
+            let one_buffer: &[bool] = match kernel {
+                k if std::ptr::eq(k, &MERGE_PATH_TILES_TABLE) => &[true],
+                k if is_merge_path(k) => &[false, true],
+                _ => &[false],
+            };
             for shape in shapes {
                 for order in [Order::Ascending, Order::Descending] {
                     for value_size in [0, 4, 8] {
-                        out.push(crate::kernel_tests::Configuration {
-                            kernel,
-                            specialization: specialization(kernel, shape, key, order, value_size),
-                            workgroup_memory: workgroup_memory(kernel, shape, key, value_size),
-                        });
+                        for &one_buffer in one_buffer {
+                            out.push(crate::kernel_tests::Configuration {
+                                kernel,
+                                specialization: specialization(
+                                    kernel, shape, key, order, value_size, one_buffer,
+                                ),
+                                workgroup_memory: workgroup_memory(kernel, shape, key, value_size),
+                            });
+                        }
                     }
                 }
             }
