@@ -833,7 +833,7 @@ impl Gpu {
             }
             Some(t) => t,
             None if options.algorithm == Algorithm::MergePath => {
-                tuning::merge_path_tiles_per_workgroup(total, with_values)
+                tuning::merge_path_tiles_per_workgroup(total, shape.1, with_values)
             }
             None => tuning::book_tiles_per_workgroup(total, per_step as u32),
         }

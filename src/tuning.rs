@@ -61,15 +61,15 @@ pub(crate) const NARROW_LARGE_MERGE_LEN: usize = 1 << 25;
 /// Merge path's shape for a merge of `total` keys of `key_size` bytes (with values of
 /// `value_size` bytes, 0 for none), the first that `fits` the device (invocations and workgroup
 /// memory):
-/// - 32-bit keys 256 x 7; from 2^24 keys 512 x 11 (22 KiB, two workgroups an SM; 256 x 11 where 512
-///   invocations do not fit), and from 2^25 256 x 11 (11 KiB). Runs 17-18 and 22-23 (H100) chose
-///   512 x 11 from 2^24 (256 x 15 1-3% slower; 256 x 17 and 512 x 15 lose 15-30%, every large shape
-///   loses at 2^20). Runs 308-309 (H200), ms at 2^24 / 2^26 / 2^28: 512 x 11 0.0742 / 0.2135-0.2136
-///   / 0.7501-0.7504, 256 x 11 0.0762 / 0.2044-0.2051 / 0.7228-0.7242, 256 x 15 0.0784 / 0.2124 /
-///   0.7227, 256 x 9 0.0747 / 0.2093 / 0.7500, 512 x 9 0.0742 / 0.2236 / 0.7942, 256 x 7 0.0751 /
-///   0.2171 / 0.7968, 384 x 11 and 1024 x 5 slower. Run 310 at 2^25, 1 / 2 / 3 / 4 tiles a
-///   workgroup: 512 x 11 0.1320 / 0.1246 / 0.1234 / 0.1265, 256 x 11 0.1260 / 0.1186 / 0.1186 /
-///   0.1171 (at 2^24 512 x 11 0.0735-0.0746, 256 x 11 0.0725-0.0761);
+/// - 32-bit keys 256 x 7; from 2^24 keys 256 x 6, one tile a workgroup (6 KiB and 32 registers:
+///   eight workgroups, 64 warps an SM), and from 2^25 256 x 11 (11 KiB). Run 323 (H200), in one
+///   call: 256 x 6 0.0720-0.0721 ms at 2^24 against 512 x 11's 0.0742 (four tiles a workgroup),
+///   0.1188 at 2^25 against 256 x 11's 0.1178-0.1179; 512 x 6 0.0743. Runs 308-309 (H200), ms at
+///   2^24 / 2^26 / 2^28: 512 x 11 0.0742 / 0.2135-0.2136 / 0.7501-0.7504, 256 x 11 0.0762 /
+///   0.2044-0.2051 / 0.7228-0.7242, 256 x 15 0.0784 / 0.2124 / 0.7227, 256 x 9 0.0747 / 0.2093 /
+///   0.7500, 256 x 7 0.0751 / 0.2171 / 0.7968, 384 x 11 and 1024 x 5 slower; run 322: 256 x 6
+///   0.2112 / 0.7850 at 2^26 / 2^28. Run 310 at 2^25, 1 / 2 / 3 / 4 tiles a workgroup: 512 x 11
+///   0.1320 / 0.1246 / 0.1234 / 0.1265, 256 x 11 0.1260 / 0.1186 / 0.1186 / 0.1171;
 /// - 64-bit keys 256 x 7, and from 2^24 256 x 11 (22 KiB: two workgroups an SM, where 512 x 11's
 ///   45 KiB holds one). Runs 308-309 (H200): 0.1137 / 0.3523 ms at 2^24 / 2^26 against 512 x 11's
 ///   0.1223 / 0.3997, 256 x 7 0.1232 and 512 x 5 0.1337 at 2^24;
@@ -84,7 +84,7 @@ pub(crate) fn merge_path_shape(
     let (default, large): (Shape, &[Shape]) = match (key_size, value_size) {
         (_, 1..) => ((256, 3), &[(512, 3)]),
         (4, _) if total >= NARROW_LARGE_MERGE_LEN => ((256, 7), &[(256, 11)]),
-        (4, _) => ((256, 7), &[(512, 11), (256, 11)]),
+        (4, _) => ((256, 7), &[(256, 6)]),
         _ => ((256, 7), &[(256, 11)]),
     };
     let mut large = large.iter().copied();
@@ -97,23 +97,28 @@ pub(crate) fn merge_path_shape(
 /// for none): its block sort and every merge pass take it, since a tile of a pass must lie in one
 /// pair of runs. Keys take 256 x 11 below [`LARGE_MERGE_LEN`] where it `fits` (run 71: 5-8%
 /// faster than 256 x 7 at 2^20 and 2^22, as a larger tile saves a merge pass for a round of the
-/// block sort, which costs less), and otherwise merge path's own shape: for 32-bit keys 512 x 11
-/// from 2^24 (run 308, H200: 0.995 ms against 256 x 11's 1.027) and 256 x 11 from 2^25 (run 310:
-/// 1.858 ms at 2^25 against 1.905; run 309: 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's
-/// 3.702 / 15.390); for 64-bit keys 256 x 11 (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26
-/// against 512 x 11's 1.781 / 7.182). Pairs take merge path's shape (run 309: 256 x 11 4% slower
-/// at 2^26 and 2^28).
+/// block sort, which costs less); for 32-bit keys 512 x 11 from 2^24 (256 x 11 where 512
+/// invocations do not fit; run 308, H200: 0.995 ms against 256 x 11's 1.027; run 323: 256 x 6
+/// 1.1426 against 0.9955, its tile of 1536 taking one more pass); and otherwise merge path's own
+/// shape: for 32-bit keys 256 x 11 from 2^25 (run 310: 1.858 ms at 2^25 against 1.905; run 309:
+/// 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's 3.702 / 15.390); for 64-bit keys 256 x 11
+/// (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26 against 512 x 11's 1.781 / 7.182). Pairs take
+/// merge path's shape (run 309: 256 x 11 4% slower at 2^26 and 2^28).
 pub(crate) fn merge_sort_shape(
     key_size: u32,
     value_size: u32,
     total: usize,
     fits: impl Fn(Shape) -> bool,
 ) -> Shape {
-    const SMALL_KEYS: Shape = (256, 11);
-    if value_size == 0 && total < LARGE_MERGE_LEN && fits(SMALL_KEYS) {
-        return SMALL_KEYS;
-    }
-    merge_path_shape(key_size, value_size, total, fits)
+    let keys: &[Shape] = match (key_size, value_size, total) {
+        (_, 0, t) if t < LARGE_MERGE_LEN => &[(256, 11)],
+        (4, 0, t) if t < NARROW_LARGE_MERGE_LEN => &[(512, 11), (256, 11)],
+        _ => &[],
+    };
+    keys.iter()
+        .copied()
+        .find(|&shape| fits(shape))
+        .unwrap_or_else(|| merge_path_shape(key_size, value_size, total, fits))
 }
 
 /// The book's kernels' shapes: the basic kernel 256 x 8 (no workgroup memory); the tiled and
@@ -128,12 +133,21 @@ pub(crate) fn book_shape(tiled: bool, key: KeyType) -> Shape {
 }
 
 /// Tiles each merge-path workgroup merges, one after another, loading each while it merges the
-/// one before: one below [`LARGE_MERGE_LEN`] keys, 4 from there, and from 2^27 keys 6 for
-/// keys-only merges and 8 with values (runs 19-23 and 39: long merges gain 5-10% from 4 tiles and
-/// another 1-2% from 6 or 8 at 2^28, while short ones need every workgroup they can get).
-/// Keys-only merges take their tiles in chunks of this many from a counter (run 40: 2.8% at 2^26).
-pub(crate) fn merge_path_tiles_per_workgroup(total: usize, with_values: bool) -> u32 {
+/// one before, for `total` keys in tiles of `items_per_thread` an invocation: one below
+/// [`LARGE_MERGE_LEN`] keys, 4 from there, and from 2^27 keys 6 for keys-only merges and 8 with
+/// values (runs 19-23 and 39: long merges gain 5-10% from 4 tiles and another 1-2% from 6 or 8 at
+/// 2^28, while short ones need every workgroup they can get). Keys-only merges take their tiles in
+/// chunks of this many from a counter (run 40: 2.8% at 2^26), except in tiles of at most 6 keys
+/// an invocation, one a workgroup (run 322: 256 x 6 in four tiles 0.0806 / 0.2300 / 0.8538 ms at
+/// 2^24 / 2^26 / 2^28, in one 0.0717 / 0.2112 / 0.7850; 512 x 6, 256 x 5, 512 x 5 and 1024 x 3
+/// alike: a small tile leaves its next tile's loads too little merging to hide behind).
+pub(crate) fn merge_path_tiles_per_workgroup(
+    total: usize,
+    items_per_thread: u32,
+    with_values: bool,
+) -> u32 {
     match total {
+        _ if items_per_thread <= 6 && !with_values => 1,
         t if t >= 1 << 27 && with_values => 8,
         t if t >= 1 << 27 => 6,
         t if t >= LARGE_MERGE_LEN => 4,
@@ -650,8 +664,8 @@ mod tests {
     fn merge_path_shapes_follow_size_and_room() {
         let everything = |_| true;
         assert_eq!(merge_path_shape(4, 0, 1 << 20, everything), (256, 7));
-        assert_eq!(merge_path_shape(4, 0, 1 << 24, everything), (512, 11));
-        assert_eq!(merge_path_shape(4, 0, (1 << 25) - 1, everything), (512, 11));
+        assert_eq!(merge_path_shape(4, 0, 1 << 24, everything), (256, 6));
+        assert_eq!(merge_path_shape(4, 0, (1 << 25) - 1, everything), (256, 6));
         assert_eq!(merge_path_shape(4, 0, 1 << 25, everything), (256, 11));
         assert_eq!(merge_path_shape(4, 0, 1 << 26, everything), (256, 11));
         assert_eq!(merge_path_shape(8, 0, 1 << 20, everything), (256, 7));
@@ -662,7 +676,8 @@ mod tests {
         // Within WebGPU's defaults (256 invocations, 16 KiB): a smaller large shape, or the
         // default.
         let small = |(w, i): Shape| w <= 256 && w * i * 4 <= 16384;
-        assert_eq!(merge_path_shape(4, 0, 1 << 24, small), (256, 11));
+        assert_eq!(merge_path_shape(4, 0, 1 << 24, small), (256, 6));
+        assert_eq!(merge_path_shape(4, 0, 1 << 26, small), (256, 11));
         assert_eq!(merge_path_shape(4, 4, 1 << 26, small), (256, 3));
         let small_u64 = |(w, i): Shape| w <= 256 && w * i * 8 <= 16384;
         assert_eq!(merge_path_shape(8, 0, 1 << 24, small_u64), (256, 7));
@@ -673,6 +688,10 @@ mod tests {
         let everything = |_| true;
         assert_eq!(merge_sort_shape(4, 0, 1 << 20, everything), (256, 11));
         assert_eq!(merge_sort_shape(4, 0, 1 << 24, everything), (512, 11));
+        assert_eq!(merge_sort_shape(4, 0, (1 << 25) - 1, everything), (512, 11));
+        assert_eq!(merge_sort_shape(4, 0, 1 << 25, everything), (256, 11));
+        let narrow = |(w, _): Shape| w <= 256;
+        assert_eq!(merge_sort_shape(4, 0, 1 << 24, narrow), (256, 11));
         assert_eq!(merge_sort_shape(4, 0, 1 << 26, everything), (256, 11));
         assert_eq!(merge_sort_shape(8, 0, 1 << 24, everything), (256, 11));
         assert_eq!(merge_sort_shape(4, 4, 1 << 20, everything), (256, 3));
@@ -691,10 +710,13 @@ mod tests {
 
     #[test]
     fn tiles_per_workgroup_grow_with_the_merge() {
-        assert_eq!(merge_path_tiles_per_workgroup(1 << 20, false), 1);
-        assert_eq!(merge_path_tiles_per_workgroup(1 << 24, false), 4);
-        assert_eq!(merge_path_tiles_per_workgroup(1 << 27, false), 6);
-        assert_eq!(merge_path_tiles_per_workgroup(1 << 28, true), 8);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 20, 7, false), 1);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 24, 11, false), 4);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 27, 11, false), 6);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 28, 3, true), 8);
+        // Small keys-only tiles, one a workgroup at every length.
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 24, 6, false), 1);
+        assert_eq!(merge_path_tiles_per_workgroup(1 << 28, 6, false), 1);
         assert_eq!(most_tiles_per_workgroup(7), 186);
         assert_eq!(most_tiles_per_workgroup(64), 30);
         assert!(most_tiles_per_workgroup(MAX_ITEMS_PER_THREAD) >= 1);
