@@ -323,9 +323,17 @@ impl Gpu {
         order: Order,
     ) -> Result<TreePlan, Error> {
         let len = bounds.last().copied().unwrap_or(0);
+        let shape = tuning::merge_pass_shape(
+            key.size(),
+            value_size,
+            len,
+            self.merge_path_fits(key, value_size),
+        );
         let options = MergeOptions {
             algorithm: Algorithm::MergePath,
             order,
+            workgroup_size: Some(shape.0),
+            items_per_thread: Some(shape.1),
             ..Default::default()
         };
         let merge = self.plan_merge(key, len, 0, value_size, &options)?;

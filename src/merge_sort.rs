@@ -281,7 +281,18 @@ impl PreparedSort {
 pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
     let mut out = Vec::new();
     for key in KeyType::ALL {
-        for shape in [(256, 7), (512, 11), (256, 3), (1, 1), (96, 3), (64, 2)] {
+        // Merge sort's own shapes (tuning.rs: merge_sort_shape), then odd ones.
+        for shape in [
+            (256, 11),
+            (512, 11),
+            (256, 6),
+            (256, 3),
+            (512, 3),
+            (256, 7),
+            (1, 1),
+            (96, 3),
+            (64, 2),
+        ] {
             for (order, in_place) in [(Order::Ascending, false), (Order::Descending, true)] {
                 for value_size in [0, 4, 8] {
                     out.push(crate::kernel_tests::Configuration {

@@ -97,25 +97,52 @@ pub(crate) fn merge_path_shape(
 /// for none): its block sort and every merge pass take it, since a tile of a pass must lie in one
 /// pair of runs. Keys take 256 x 11 below [`LARGE_MERGE_LEN`] where it `fits` (run 71: 5-8%
 /// faster than 256 x 7 at 2^20 and 2^22, as a larger tile saves a merge pass for a round of the
-/// block sort, which costs less); for 32-bit keys 512 x 11 from 2^24 (256 x 11 where 512
-/// invocations do not fit; run 308, H200: 0.995 ms against 256 x 11's 1.027; run 323: 256 x 6
-/// 1.1426 against 0.9955, its tile of 1536 taking one more pass); and otherwise merge path's own
-/// shape: for 32-bit keys 256 x 11 from 2^25 (run 310: 1.858 ms at 2^25 against 1.905; run 309:
-/// 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's 3.702 / 15.390); for 64-bit keys 256 x 11
-/// (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26 against 512 x 11's 1.781 / 7.182). Pairs take
-/// merge path's shape (run 309: 256 x 11 4% slower at 2^26 and 2^28).
+/// block sort, which costs less); 32-bit keys with 32-bit values 256 x 6 from there (run 324,
+/// H200, twice in one call: 1.7223-1.7241 / 6.7955-6.8012 / 28.914-28.919 ms at 2^24 / 2^26 /
+/// 2^28 against 512 x 3's 1.7889-1.7898 / 7.1081-7.1166 / 30.592-30.596; keys alone in 256 x 6
+/// 6-16% slower, u64 keys 17-21%); otherwise the passes' shape, [`merge_pass_shape`].
 pub(crate) fn merge_sort_shape(
     key_size: u32,
     value_size: u32,
     total: usize,
     fits: impl Fn(Shape) -> bool,
 ) -> Shape {
-    let keys: &[Shape] = match (key_size, value_size, total) {
+    let wanted: &[Shape] = match (key_size, value_size, total) {
         (_, 0, t) if t < LARGE_MERGE_LEN => &[(256, 11)],
-        (4, 0, t) if t < NARROW_LARGE_MERGE_LEN => &[(512, 11), (256, 11)],
+        (4, 4, t) if t >= LARGE_MERGE_LEN => &[(256, 6)],
         _ => &[],
     };
-    keys.iter()
+    wanted
+        .iter()
+        .copied()
+        .find(|&shape| fits(shape))
+        .unwrap_or_else(|| merge_pass_shape(key_size, value_size, total, fits))
+}
+
+/// The shape of passes that merge many pairs of runs of `total` keys in all (merge sort's and
+/// the many-way merge's): merge path's, except 32-bit keys alone from [`LARGE_MERGE_LEN`] to
+/// [`NARROW_LARGE_MERGE_LEN`], which take 512 x 11 (256 x 11 where 512 invocations do not fit)
+/// where a single merge takes 256 x 6. Merge sort at 2^24 (H200): 512 x 11 0.995 ms against 256 x
+/// 11's 1.027 (run 308) and 256 x 6's 1.1426 (run 323, a tile of 1536 taking one more pass);
+/// merge_many of 1024 runs at 2^24 (run 324): 0.6976-0.6993 in 512 x 11 against 0.7081-0.7083 in
+/// 256 x 6. For 32-bit keys from 2^25 merge path's 256 x 11 (run 310: merge sort 1.858 ms at 2^25
+/// against 1.905; run 309: 3.561 / 14.637 ms at 2^26 / 2^28 against 512 x 11's 3.702 / 15.390);
+/// for 64-bit keys 256 x 11 (runs 308-309: 1.654 / 6.419 ms at 2^24 / 2^26 against 512 x 11's
+/// 1.781 / 7.182); pairs as merge path (run 309: 256 x 11 4% slower at 2^26 and 2^28).
+pub(crate) fn merge_pass_shape(
+    key_size: u32,
+    value_size: u32,
+    total: usize,
+    fits: impl Fn(Shape) -> bool,
+) -> Shape {
+    let wanted: &[Shape] = match (key_size, value_size, total) {
+        (4, 0, t) if (LARGE_MERGE_LEN..NARROW_LARGE_MERGE_LEN).contains(&t) => {
+            &[(512, 11), (256, 11)]
+        }
+        _ => &[],
+    };
+    wanted
+        .iter()
         .copied()
         .find(|&shape| fits(shape))
         .unwrap_or_else(|| merge_path_shape(key_size, value_size, total, fits))
@@ -695,11 +722,26 @@ mod tests {
         assert_eq!(merge_sort_shape(4, 0, 1 << 26, everything), (256, 11));
         assert_eq!(merge_sort_shape(8, 0, 1 << 24, everything), (256, 11));
         assert_eq!(merge_sort_shape(4, 4, 1 << 20, everything), (256, 3));
-        assert_eq!(merge_sort_shape(4, 4, 1 << 24, everything), (512, 3));
+        assert_eq!(merge_sort_shape(4, 4, 1 << 24, everything), (256, 6));
+        assert_eq!(merge_sort_shape(4, 4, 1 << 28, everything), (256, 6));
+        assert_eq!(merge_sort_shape(4, 8, 1 << 24, everything), (512, 3));
+        assert_eq!(merge_sort_shape(8, 4, 1 << 24, everything), (512, 3));
         // WebGPU's default 16 KiB: 2816 u64 keys do not fit, merge path's 256 x 7 does.
         let webgpu = |(w, i): Shape| u64::from(w * i) * 8 <= 16384;
         assert_eq!(merge_sort_shape(8, 0, 1 << 20, webgpu), (256, 7));
         assert_eq!(merge_sort_shape(8, 0, 1 << 26, webgpu), (256, 7));
+    }
+
+    #[test]
+    fn merge_passes_keep_large_tiles_where_single_merges_take_small_ones() {
+        let everything = |_| true;
+        assert_eq!(merge_pass_shape(4, 0, 1 << 20, everything), (256, 7));
+        assert_eq!(merge_pass_shape(4, 0, 1 << 24, everything), (512, 11));
+        assert_eq!(merge_pass_shape(4, 0, 1 << 25, everything), (256, 11));
+        assert_eq!(merge_pass_shape(4, 4, 1 << 24, everything), (512, 3));
+        assert_eq!(merge_pass_shape(8, 0, 1 << 24, everything), (256, 11));
+        let narrow = |(w, _): Shape| w <= 256;
+        assert_eq!(merge_pass_shape(4, 0, 1 << 24, narrow), (256, 11));
     }
 
     #[test]
