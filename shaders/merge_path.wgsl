@@ -36,7 +36,8 @@ fn path_tile(g: u32) -> TileRange {
 // Whether B is A's buffer bound again, the tile's B offsets into it: sort's and the many-way
 // merge's passes (merge.rs: MergePlan::segmented). Each key of a tile is then one load from an
 // address chosen without a branch, where load_range takes a branch between A and B: merge sort
-// 1.5-3% faster, 4% for 64-bit keys (docs/tuning-log.md, run 323).
+// 1.5-3% faster, 4% for 64-bit keys (docs/tuning-log.md, run 323); lib/merge_path/pairs.wgsl
+// gathers values so too.
 override ONE_BUFFER: bool = false;
 
 // Loads the tile of `range` into registers for stage_loaded.
