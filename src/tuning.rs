@@ -87,10 +87,13 @@ pub(crate) fn merge_path_shape(
         (4, _) => ((256, 7), &[(256, 6)]),
         _ => ((256, 7), &[(256, 11)]),
     };
-    let mut large = large.iter().copied();
-    large
-        .find(|&shape| total >= LARGE_MERGE_LEN && fits(shape))
-        .unwrap_or(default)
+    let large = if total >= LARGE_MERGE_LEN { large } else { &[] };
+    first_fitting(large, &fits).unwrap_or(default)
+}
+
+/// The first of `shapes` that `fits` the device.
+fn first_fitting(shapes: &[Shape], fits: &impl Fn(Shape) -> bool) -> Option<Shape> {
+    shapes.iter().copied().find(|&shape| fits(shape))
 }
 
 /// Merge sort's shape for `total` keys of `key_size` bytes (with values of `value_size` bytes, 0
@@ -112,10 +115,7 @@ pub(crate) fn merge_sort_shape(
         (4, 4, t) if t >= LARGE_MERGE_LEN => &[(256, 6)],
         _ => &[],
     };
-    wanted
-        .iter()
-        .copied()
-        .find(|&shape| fits(shape))
+    first_fitting(wanted, &fits)
         .unwrap_or_else(|| merge_pass_shape(key_size, value_size, total, fits))
 }
 
@@ -135,16 +135,13 @@ pub(crate) fn merge_pass_shape(
     total: usize,
     fits: impl Fn(Shape) -> bool,
 ) -> Shape {
-    let wanted: &[Shape] = match (key_size, value_size, total) {
-        (4, 0, t) if (LARGE_MERGE_LEN..NARROW_LARGE_MERGE_LEN).contains(&t) => {
-            &[(512, 11), (256, 11)]
-        }
-        _ => &[],
+    let narrow = (LARGE_MERGE_LEN..NARROW_LARGE_MERGE_LEN).contains(&total);
+    let wanted: &[Shape] = if (key_size, value_size) == (4, 0) && narrow {
+        &[(512, 11), (256, 11)]
+    } else {
+        &[]
     };
-    wanted
-        .iter()
-        .copied()
-        .find(|&shape| fits(shape))
+    first_fitting(wanted, &fits)
         .unwrap_or_else(|| merge_path_shape(key_size, value_size, total, fits))
 }
 
