@@ -33,27 +33,6 @@ fn path_tile(g: u32) -> TileRange {
     return tile_range(placed.k0, splits[g], splits[g + 1u], placed.segment);
 }
 
-// Whether B is A's buffer bound again, the tile's B offsets into it: sort's and the many-way
-// merge's passes (merge.rs: MergePlan::segmented). Each key of a tile is then one load from an
-// address chosen without a branch, where load_range takes a branch between A and B: merge sort
-// 1.5-3% faster, 4% for 64-bit keys (docs/tuning-log.md, run 323); lib/merge_path/pairs.wgsl
-// gathers values so too.
-override ONE_BUFFER: bool = false;
-
-// Loads the tile of `range` into registers for stage_loaded.
-fn load_path(range: TileRange, lid: u32) {
-    if !ONE_BUFFER {
-        load_range(range, lid);
-        return;
-    }
-    for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
-        let x = r * WORKGROUP_SIZE + lid;
-        if x < range.count {
-            loaded[r] = a_keys[select(range.b0 + x - range.a_len, range.a0 + x, x < range.a_len)];
-        }
-    }
-}
-
 // Merges the staged tile of `range` and writes its outputs.
 fn merge_staged(range: TileRange, lid: u32) {
     let outputs = invocation_outputs(range.count, lid);
@@ -71,7 +50,7 @@ fn merge_path(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     let g = group_index(workgroup_id, num_workgroups);
     if g >= tile_count(params.a_len + params.b_len, TILE) { return; }
     let range = path_tile(g);
-    load_path(range, lid);
+    load_range(range, lid);
     stage_loaded(range, lid);
     merge_staged(range, lid);
 }
@@ -89,13 +68,13 @@ fn merge_path_tiles(@builtin(workgroup_id) workgroup_id: vec3<u32>,
     if g >= tiles { return; }
     let last = min(g + params.tiles_per_group, tiles) - 1u;
     var range = path_tile(g);
-    load_path(range, lid);
+    load_range(range, lid);
     loop {
         stage_loaded(range, lid);
         var next = range;
         if g < last {
             next = path_tile(g + 1u);
-            load_path(next, lid);
+            load_range(next, lid);
         }
         merge_staged(range, lid);
         if g >= last { break; }
@@ -137,7 +116,7 @@ fn merge_path_chunks(@builtin(local_invocation_index) lid: u32) {
     var last = min(g + size, tiles) - 1u;
     var taken = last + 1u - g;
     var range = path_tile(g);
-    load_path(range, lid);
+    load_range(range, lid);
     loop {
         stage_loaded(range, lid);
         // Everyone has read next_chunk since it was last written (barriers since).
@@ -156,7 +135,7 @@ fn merge_path_chunks(@builtin(local_invocation_index) lid: u32) {
         var next = range;
         if more {
             next = path_tile(next_g);
-            load_path(next, lid);
+            load_range(next, lid);
         }
         merge_staged(range, lid);
         if !more { break; }

@@ -82,11 +82,22 @@ fn tile_range(k0: u32, a_split: u32, a_next: u32, segment: Segment) -> TileRange
                      segment.b_base + (k0 - segment.start - a_split));
 }
 
+// Set where B is A's buffer bound again, the tile's B offsets into it: merge sort's and the
+// many-way merge's passes (merge.rs: MergePlan::segmented). Each key of a tile is then one load
+// from an address chosen without a branch between A and B: merge sort 1.5-3% faster, 4% for
+// 64-bit keys (docs/tuning-log.md, run 323); lib/merge_path/pairs.wgsl gathers values so too.
+override ONE_BUFFER: bool = false;
+
 // Issues every load of the invocation's items of `range` into `loaded`.
 fn load_range(range: TileRange, lid: u32) {
     for (var r = 0u; r < ITEMS_PER_THREAD; r++) {
         let x = r * WORKGROUP_SIZE + lid;
-        if x < range.a_len {
+        if ONE_BUFFER {
+            if x < range.count {
+                loaded[r] = a_keys[select(range.b0 + x - range.a_len, range.a0 + x,
+                                          x < range.a_len)];
+            }
+        } else if x < range.a_len {
             loaded[r] = a_keys[range.a0 + x];
         } else if x < range.count {
             loaded[r] = b_keys[range.b0 + x - range.a_len];

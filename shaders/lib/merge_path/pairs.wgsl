@@ -29,7 +29,7 @@ fn write_back(lid: u32, k0: u32, count: u32, a_len: u32, a0: u32, b0: u32) {
             let from_a = slot < a_len;
             out_keys[k0 + x] = tile[slot];
             let src = select(b0 + slot - a_len, a0 + slot, from_a);
-            // Where B is A's buffer bound again (merge_path.wgsl: ONE_BUFFER), one load from
+            // Where B is A's buffer bound again (lib/merge_tile.wgsl: ONE_BUFFER), one load from
             // either (run 325: sorts of pairs 0.3% faster).
             if ONE_BUFFER {
                 values[r] = a_values[src];
