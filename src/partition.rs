@@ -28,7 +28,8 @@ pub(crate) static PARTITION_TABLE: Kernel = Kernel {
     value_bindings: &[],
 };
 
-/// `partition_splits_reset_counter` in partition.wgsl: the same, and zeroes merge_path_chunks' counter.
+/// `partition_splits_reset_counter` in partition.wgsl: the same, and zeroes the word the next pass
+/// counts in (merge_path_chunks' chunks taken, sorted search's flag).
 pub(crate) static PARTITION_RESET_COUNTER: Kernel = Kernel {
     file: "partition",
     entry: "partition_splits_reset_counter",
@@ -65,7 +66,7 @@ pub(crate) struct Partition {
 impl Partition {
     /// The partition of the merge of `a_len` and `b_len` keys (or, with `run_len`, of every pair
     /// of runs of `a_len` keys of A, lib/segments.wgsl) every `spacing` outputs; with
-    /// `reset_counter` it also zeroes merge_path_chunks' counter.
+    /// `reset_counter` it also zeroes a word the next pass counts in (bound when prepared).
     pub(crate) fn plan(
         gpu: &Gpu,
         key: KeyType,
@@ -196,7 +197,7 @@ impl Partition {
         ];
         if self.reset_counter {
             let counter = counter.ok_or_else(|| {
-                Error::Validation("wgmerge: the partition needs the chunk counter".into())
+                Error::Validation("wgmerge: the partition needs the counter it zeroes".into())
             })?;
             entries.push(whole(4, counter));
         }

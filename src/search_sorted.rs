@@ -316,7 +316,8 @@ impl Gpu {
                 let tile = shape.0 * shape.1;
                 Some(SearchTiles {
                     shape,
-                    partition: Partition::plan(self, key, options.order, lens, tile, 0, false)?,
+                    // The partition also zeroes the flag of needles left to search_fix.
+                    partition: Partition::plan(self, key, options.order, lens, tile, 0, true)?,
                     needles_a: options.bound == Bound::Lower,
                 })
             }
@@ -370,22 +371,20 @@ impl Gpu {
         let tiles = (h + n).div_ceil((workgroup * items) as usize);
         let storage = wgpu::BufferUsages::STORAGE;
         let cuts = scratch.temporary(&self.device, CUTS, (tiles as u64 + 2) * 4, storage);
-        let unsorted = scratch.temporary(
-            &self.device,
-            UNSORTED,
-            4,
-            storage | wgpu::BufferUsages::COPY_DST,
-        );
-        encoder.clear_buffer(&unsorted, 0, None);
+        // Zeroed by the partition (no clear: run 328).
+        let unsorted = scratch.temporary(&self.device, UNSORTED, 4, storage);
         let (a, b) = if tiles_plan.needles_a {
             (needles, haystack)
         } else {
             (haystack, needles)
         };
-        let partition =
-            tiles_plan
-                .partition
-                .prepare(self, (a.clone(), b.clone()), &cuts, None, None)?;
+        let partition = tiles_plan.partition.prepare(
+            self,
+            (a.clone(), b.clone()),
+            &cuts,
+            Some(&unsorted),
+            None,
+        )?;
         entries.extend([
             entry(1, a),
             entry(2, b),
