@@ -246,7 +246,10 @@ pub(crate) const SEARCH_IN_TURN_LEN: usize = 1 << 27;
 
 /// Most workgroups of a search's `search_fix`, which stride over the needles: one workgroup per
 /// 256 needles cost sorted needles 0.6 ms at 2^28 just to read the flag (run 81: 2.15 ms, run 82
-/// with this cap: 1.54).
+/// with this cap: 1.54). Runs 328-329 (H200, 2^26): 1024 workgroups saved sorted needles 3.5 us
+/// (0.2434 ms against 0.2468) but cost shuffled ones 10% (1.18 ms against 1.07), 2048 half of
+/// each; the time followed the invocations, each reading the flag, so now one invocation a
+/// workgroup reads it (run 330: 0.2444, shuffled 1.064).
 pub(crate) const SEARCH_FIX_WORKGROUPS: usize = 4096;
 
 /// Whether a sorted search goes through merge-path tiles, which read the whole haystack once,
