@@ -491,7 +491,8 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                     out.push(crate::kernel_tests::Configuration {
                         kernel: &SEARCH_FIX,
                         specialization: specialization(key, &options, Some(shape)),
-                        workgroup_memory: 0,
+                        // Its copy of the flag (`fix_needed`).
+                        workgroup_memory: 4,
                     });
                 }
             }
