@@ -24,6 +24,10 @@ struct PartitionParams {
     spacing: u32,
     // As MergeParams.run_len (lib/segments.wgsl): 0 for one merge of A and B.
     run_len: u32,
+    // Words of `splits` from zero_at, beyond the boundaries, that the partition zeroes: the
+    // state the next pass starts from (set operations' look-back), with no clear before it.
+    zero_at: u32,
+    zero_len: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: PartitionParams;
@@ -93,7 +97,9 @@ fn place_boundary(boundary: u32) -> PlacedTile {
 fn partition_splits(@builtin(workgroup_id) workgroup_id: vec3<u32>,
                     @builtin(num_workgroups) num_workgroups: vec3<u32>,
                     @builtin(local_invocation_index) lid: u32) {
-    partition_boundaries(group_index(workgroup_id, num_workgroups), lid);
+    let group = group_index(workgroup_id, num_workgroups);
+    zero_words(group, num_workgroups, lid);
+    partition_boundaries(group, lid);
 }
 
 // The same, which also zeroes `counter` (the next pass, a later dispatch, sees it zeroed): so
@@ -105,7 +111,17 @@ fn partition_splits_reset_counter(@builtin(workgroup_id) workgroup_id: vec3<u32>
                                   @builtin(local_invocation_index) lid: u32) {
     let group = group_index(workgroup_id, num_workgroups);
     if group == 0u && lid == 0u { atomicStore(&counter, 0u); }
+    zero_words(group, num_workgroups, lid);
     partition_boundaries(group, lid);
+}
+
+// Zeroes params.zero_len words of `splits` from params.zero_at, each invocation of the dispatch
+// every so many.
+fn zero_words(group: u32, num_workgroups: vec3<u32>, lid: u32) {
+    let stride = num_workgroups.x * num_workgroups.y * WORKGROUP_SIZE;
+    for (var w = group * WORKGROUP_SIZE + lid; w < params.zero_len; w += stride) {
+        splits[params.zero_at + w] = 0u;
+    }
 }
 
 fn partition_boundaries(group: u32, lid: u32) {

@@ -414,14 +414,12 @@ impl Gpu {
             &self.device,
             CUTS_AND_STATE,
             (state_at + state_words + 1) * 4,
-            storage | wgpu::BufferUsages::COPY_DST,
+            storage,
         );
         let count_at = (state_at + state_words) * 4;
         if tiles == 0 {
             return Ok((state, 0));
         }
-        // Published values start unset and the tile counter at 0.
-        encoder.clear_buffer(&state, state_at * 4, Some(state_words * 4));
         let kernel = plan.kernel;
         let key_size = kernel.key.size();
         let placeholder = scratch.placeholder();
@@ -433,7 +431,12 @@ impl Gpu {
             state_at: state_at as u32,
         };
         let uniform = self.uniform("wgmerge set params", bytemuck::bytes_of(&params));
-        let partition = plan.partition.prepare(
+        // Published values start unset and the tile counter at 0: the partition zeroes them.
+        let partition = plan
+            .partition
+            .clone()
+            .zeroing(state_at as u32, state_words as u32);
+        let partition = partition.prepare(
             self,
             (
                 bind(buffers.a, plan.a_len, key_size),

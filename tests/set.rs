@@ -240,7 +240,8 @@ fn validate_reports_the_first_unsorted_key() {
 }
 
 /// The encoder form: every operation on GPU buffers, with values, the count left in the
-/// caller's buffer; and what it refuses.
+/// caller's buffer, one scratch for them all (each call must start from fresh look-back state,
+/// not the last call's); and what it refuses.
 #[test]
 fn resident_set_operations_leave_the_count_on_the_gpu() {
     use wgmerge::{SetBuffers, ValueBuffers};
@@ -256,6 +257,7 @@ fn resident_set_operations_leave_the_count_on_the_gpu() {
             mapped_at_creation: false,
         })
     };
+    let shared = gpu.create_scratch();
     for operation in SetOperation::ALL {
         for (m, n) in [(0usize, 0usize), (0, 7), (3000, 2000), (20_000, 1)] {
             let (a, b) = Shape::HeavyDuplicates.keys::<u32>(&mut rng, m, n, Order::Ascending);
@@ -282,7 +284,7 @@ fn resident_set_operations_leave_the_count_on_the_gpu() {
             let mut encoder = gpu.device().create_command_encoder(&Default::default());
             gpu.encode_set_operation::<u32>(
                 &mut encoder,
-                &gpu.create_scratch(),
+                &shared,
                 operation,
                 &buffers,
                 &Default::default(),
