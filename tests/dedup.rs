@@ -146,7 +146,9 @@ fn millions_of_keys() {
 fn resident_form_writes_the_count() {
     let gpu = gpu();
     let mut rng = rng("dedup::resident");
-    for len in [0usize, 1, 1000, 100_000] {
+    // One scratch for every call: each must start from fresh look-back state, not the last's.
+    let shared = gpu.create_scratch();
+    for len in [0usize, 1, 1000, 100_000, 1000] {
         let mut keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..500)).collect();
         keys.sort_unstable();
         let values: Vec<u32> = (0..len as u32).collect();
@@ -166,7 +168,7 @@ fn resident_form_writes_the_count() {
         };
         gpu.encode_dedup::<u32>(
             &mut encoder,
-            &gpu.create_scratch(),
+            &shared,
             &buffers,
             &Default::default(),
         )
