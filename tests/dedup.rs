@@ -166,13 +166,8 @@ fn resident_form_writes_the_count() {
                 value_size: 4,
             }),
         };
-        gpu.encode_dedup::<u32>(
-            &mut encoder,
-            &shared,
-            &buffers,
-            &Default::default(),
-        )
-        .unwrap();
+        gpu.encode_dedup::<u32>(&mut encoder, &shared, &buffers, &Default::default())
+            .unwrap();
         gpu.queue().submit([encoder.finish()]);
         let (want_keys, want_values) = cpu::dedup_pairs(&keys, &values, false);
         let want = (&want_keys[..], &want_values[..]);
