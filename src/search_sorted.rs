@@ -398,24 +398,11 @@ impl Gpu {
         };
         let tiles_group = self.bind_group(tiles_kernel, false, &entries);
         let tiles_pipeline = self.pipeline(tiles_kernel, &plan.specialization)?;
-        let fix_wg: u32 = std::env::var("WGMERGE_PROBE_FIX_WG")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(workgroup);
-        let mut fix_spec = plan.specialization.clone();
-        for c in fix_spec.constants.iter_mut() {
-            if c.0 == "WORKGROUP_SIZE" {
-                c.1 = fix_wg;
-            }
-        }
-        let fix_pipeline = self.pipeline(&SEARCH_FIX, &fix_spec)?;
+        let fix_pipeline = self.pipeline(&SEARCH_FIX, &plan.specialization)?;
         let tile_groups = self.dispatch_shape(tiles.div_ceil(tiles_per_group as usize) as u32)?;
-        let fix_groups = n.div_ceil(fix_wg as usize).min(
-            std::env::var("WGMERGE_PROBE_FIX_GROUPS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(tuning::SEARCH_FIX_WORKGROUPS),
-        );
+        let fix_groups = n
+            .div_ceil(workgroup as usize)
+            .min(tuning::SEARCH_FIX_WORKGROUPS);
         let fix_groups = self.dispatch_shape(fix_groups as u32)?;
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("search_tiles"),
