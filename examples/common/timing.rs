@@ -125,6 +125,11 @@ pub fn read_words(
     len: usize,
 ) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
     let bytes = (len * 4) as u64;
+    // A length read back from the GPU (a count of kept keys) is checked here, so that a kernel
+    // that counts wrong fails its row instead of the whole sweep (wgpu panics on the copy).
+    if bytes > buffer.size() {
+        return Err(format!("{len} words asked of a buffer of {} bytes", buffer.size()).into());
+    }
     let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: bytes.max(4),
