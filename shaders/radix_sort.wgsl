@@ -192,10 +192,15 @@ var<workgroup> wg_keys: array<Key, TILE>;
 
 // The invocation's keys of the tile (round r's in [r]: tile key own_base + r * own_step), their
 // digits, and their ranks among the tile's keys of the same digit (NO_KEY beyond the input),
-// set by the rank module (rank_tile, or the single sweep's rank_load and rank_count).
+// set by the rank module (rank_tile, or the single sweep's rank_load and rank_count); then
+// sort_tile_by_digit turns each rank into the key's slot in the tile sorted by digit.
 var<private> own_keys: array<Key, MAX_ROUNDS>;
 var<private> own_digits: array<u32, MAX_ROUNDS>;
 var<private> own_ranks: array<u32, MAX_ROUNDS>;
+// The keys' values (what load_value keeps of them) and, once written, the keys' places in the
+// output.
+var<private> own_values: array<u32, MAX_ROUNDS>;
+var<private> own_places: array<u32, MAX_ROUNDS>;
 var<private> own_base: u32;
 var<private> own_step: u32;
 
@@ -225,13 +230,12 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
 
 // The ranked tile sorted by digit in workgroup memory (wg_keys), which needs no place in the
 // output. The keys' values are read in the input's order (coalesced, all loads in flight before
-// any is used) and sorted with them (runs 194-195: pairs 5% faster than reading each value from
-// its sorted slot's source as it is written).
+// any is used; runs 194-195: pairs 5% faster than reading each value from its sorted slot's
+// source as it is written) and wait in registers for write_sorted_tile.
 fn sort_tile_by_digit(span: vec2<u32>) {
-    var values: array<u32, MAX_ROUNDS>;
     for (var round = 0u; round < ROUNDS; round++) {
         if own_ranks[round] != NO_KEY {
-            values[round] = load_value(span.x + own_slot(round));
+            own_values[round] = load_value(span.x + own_slot(round));
         }
     }
     for (var round = 0u; round < ROUNDS; round++) {
@@ -239,12 +243,16 @@ fn sort_tile_by_digit(span: vec2<u32>) {
         if rank != NO_KEY {
             let slot = wg_start[own_digits[round]] + rank;
             wg_keys[slot] = own_keys[round];
-            stage_value(slot, values[round]);
+            own_ranks[round] = slot;
         }
     }
 }
 
-// Writes the tile that sort_tile_by_digit sorted, digit lid's keys from place `first` on.
+// Writes the tile that sort_tile_by_digit sorted, digit lid's keys from place `first` on, then
+// their values: sorted in turn through wg_keys once the keys have left it, each to its key's
+// place. So a tile holds one word a key, not two: radix pairs took tiles of 16 rounds in 14-15
+// KiB against 9 rounds in 23 KiB (two workgroups an SM in the driver's 48 KiB), 22% faster at
+// 2^28 (run 342).
 fn write_sorted_tile(span: vec2<u32>, lid: u32, first: u32) {
     // Wrapping arithmetic: first - start + slot is the place.
     set_place(lid, first - wg_start[lid]);
@@ -255,7 +263,23 @@ fn write_sorted_tile(span: vec2<u32>, lid: u32, first: u32) {
             let key = wg_keys[slot];
             let place = place_of(digit_of(key)) + slot;
             keys_out[place] = key;
-            put_staged_value(slot, place);
+            own_places[round] = place;
+        }
+    }
+    if !MOVES_VALUES {
+        return;
+    }
+    workgroupBarrier();
+    for (var round = 0u; round < ROUNDS; round++) {
+        if own_ranks[round] != NO_KEY {
+            wg_keys[own_ranks[round]] = Key(own_values[round]);
+        }
+    }
+    workgroupBarrier();
+    for (var round = 0u; round < ROUNDS; round++) {
+        let slot = round * WORKGROUP_SIZE + lid;
+        if slot < span.y {
+            put_value(key_word(wg_keys[slot]), own_places[round]);
         }
     }
 }

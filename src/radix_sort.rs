@@ -355,9 +355,6 @@ fn specialization(
     }
     let (values, value_constants) = move_values_module(value_size);
     constants.extend(value_constants);
-    if value_size > 0 {
-        constants.push(("STAGED_VALUES", tile_len(rounds) as u32));
-    }
     let count = if counted {
         "lib/key_count/buffer"
     } else {
@@ -377,17 +374,9 @@ fn tile_len(rounds: u32) -> usize {
 }
 
 /// Workgroup memory of the scatter: its rank's, its strategy's, and its tile sorted by digit
-/// (keys, and a word per value: a 4-byte value itself, an 8-byte one's source index).
-fn scatter_memory(
-    key_size: u32,
-    value_size: u32,
-    rounds: u32,
-    rank: Rank,
-    strategy: RadixStrategy,
-) -> u64 {
-    rank.memory()
-        + strategy_memory(strategy)
-        + tile_len(rounds) as u64 * tuning::radix_staged_bytes(key_size, value_size)
+/// (the keys, whose slots the values then pass through).
+fn scatter_memory(key_size: u32, rounds: u32, rank: Rank, strategy: RadixStrategy) -> u64 {
+    rank.memory() + strategy_memory(strategy) + tile_len(rounds) as u64 * u64::from(key_size)
 }
 
 /// Workgroup memory the single sweep's scatter adds.
@@ -486,12 +475,11 @@ impl Gpu {
         let wanted = tests::ROUNDS.get().unwrap_or(wanted);
         let rounds = tuning::radix_rounds(
             key.size(),
-            value_size,
             self.limits().max_compute_workgroup_storage_size,
             rank.memory() + strategy_memory(strategy),
             wanted,
         );
-        let memory = scatter_memory(key.size(), value_size, rounds, rank, strategy);
+        let memory = scatter_memory(key.size(), rounds, rank, strategy);
         self.check_workgroup_memory(memory, "radix sort")?;
         let tile = tile_len(rounds);
         let tiles = len.div_ceil(tile);
@@ -781,7 +769,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                             RadixStrategy::SingleSweep => SWEEP_HISTOGRAM_MEMORY,
                         },
                     });
-                    let memory = scatter_memory(key.size(), value_size, rounds, rank, strategy);
+                    let memory = scatter_memory(key.size(), rounds, rank, strategy);
                     if value_size == 4 {
                         let mut plan = RadixPlan {
                             len: 1,

@@ -430,34 +430,39 @@ const _: () = assert!(RADIX_ROUNDS <= MAX_RADIX_ROUNDS);
 /// word per digit.
 pub(crate) const RADIX_MASKS_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
 
-/// Rounds of 256 keys per radix sort tile for keys of `key_size` bytes and values of
-/// `value_size` (0 for none) on a device with `workgroup_memory` bytes of it, of which the rank
-/// takes `rank_memory` (13 KiB with lane masks, 5 KiB with 32-lane subgroups): the scatter sorts
-/// its tile by digit in workgroup memory (each key, and a word per value), so that each
-/// digit's keys leave in one run; larger tiles make longer runs and fewer histogram words per
-/// key. `wanted` ([`radix_rounds_wanted`]) where they fit, else as many as fit (at least one:
-/// WebGPU's default 16 KiB holds 256 64-bit keys with values).
+/// Rounds of 256 keys per radix sort tile for keys of `key_size` bytes on a device with
+/// `workgroup_memory` bytes of it, of which the rank takes `rank_memory` (13 KiB with lane masks,
+/// 5 KiB with 32-lane subgroups): the scatter sorts its tile by digit in workgroup memory, the
+/// keys and then their values (a word each) through the same slots, so that each digit's keys
+/// and values leave in one run; larger tiles make longer runs and fewer histogram words per key.
+/// `wanted` ([`radix_rounds_wanted`]) where they fit, else as many as fit (at least one:
+/// WebGPU's default 16 KiB holds 256 64-bit keys).
 pub(crate) fn radix_rounds(
     key_size: u32,
-    value_size: u32,
     workgroup_memory: u32,
     rank_memory: u64,
     wanted: u32,
 ) -> u32 {
-    let per_key = radix_staged_bytes(key_size, value_size);
     let room = u64::from(workgroup_memory).saturating_sub(rank_memory);
-    let fit = (room / (256 * per_key)) as u32;
+    let fit = (room / (256 * u64::from(key_size))) as u32;
     fit.clamp(1, wanted.clamp(1, MAX_RADIX_ROUNDS))
 }
 
 /// The rounds a radix sort tile of `len` keys takes where workgroup memory allows, with the
 /// subgroup rank (the lane-mask rank takes [`RADIX_ROUNDS`]):
 /// - reduce-then-scan: 4-byte keys alone 6 rounds (tiles of 1536), [`RADIX_WIDE_ROUNDS`] from
-///   [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys; with 4-byte values 6, 9 from
+///   [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys; with 4-byte values 6, [`MAX_RADIX_ROUNDS`] (16) from
 ///   [`RADIX_NINE_ROUNDS_MIN_LEN`]; 8-byte keys alone 8, 9 from there;
 /// - the single sweep: 4-byte keys alone 6 rounds up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys, 8
 ///   beyond, [`MAX_RADIX_ROUNDS`] (16) from [`SWEEP_MOST_ROUNDS_MIN_LEN`];
 /// - [`RADIX_ROUNDS`] otherwise.
+///
+/// H200, u32 keys with u32 values, reduce-then-scan from 2^24 (run 342, the values sorted
+/// through the keys' slots, twice in one call, ms at 2^24 / 2^26 / 2^28): 16 rounds
+/// 0.9241-0.9251 / 2.874-2.879 / 10.70-10.71, 12 0.958-0.959 / 3.081-3.095 / 11.45, 10 0.988-0.989
+/// / 3.215-3.216 / 12.04, 9 0.977 / 3.305-3.308 / 13.06-13.07, against 9 rounds with the values
+/// staged beside the keys (main before) 1.048-1.049 / 3.554 / 13.66; the single sweep at 2^22 with
+/// 8 rounds 0.3145-0.3151, 10 0.336, 12 0.323, 16 0.320.
 ///
 /// H100, u32 keys, by probe:
 /// - the single sweep, keys alone (runs 269-272, 684b67e's WGSL, ms at 2^18 / 2^20 / 2^21 /
@@ -494,7 +499,8 @@ pub(crate) fn radix_rounds_wanted(
     }
     match (single_sweep, key_size, value_size) {
         (false, 4, 0) if len >= RADIX_WIDE_ROUNDS_MIN_LEN => RADIX_WIDE_ROUNDS,
-        (false, 4, 4) | (false, 8, 0) if len >= RADIX_NINE_ROUNDS_MIN_LEN => 9,
+        (false, 4, 4) if len >= RADIX_NINE_ROUNDS_MIN_LEN => MAX_RADIX_ROUNDS,
+        (false, 8, 0) if len >= RADIX_NINE_ROUNDS_MIN_LEN => 9,
         (false, 4, 0 | 4) => 6,
         (true, 4, 0) if len >= SWEEP_MOST_ROUNDS_MIN_LEN => MAX_RADIX_ROUNDS,
         (true, 4, 0) if len <= SWEEP_SIX_ROUNDS_MAX_LEN => 6,
@@ -508,8 +514,9 @@ pub(crate) fn radix_rounds_wanted(
 pub(crate) const RADIX_WIDE_ROUNDS: u32 = 10;
 pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 26;
 
-/// The fewest keys for which tiles of 9 rounds are taken ([`radix_rounds_wanted`]): faster than
-/// 6 or 8 from 2^24 (run 265), slower at 2^20 and 2^22 (run 264).
+/// The fewest keys for which tiles of 9 rounds are taken for 8-byte keys and of 16 for 4-byte
+/// keys with 4-byte values ([`radix_rounds_wanted`]): 9 faster than 6 or 8 from 2^24 (run 265),
+/// slower at 2^20 and 2^22 (run 264); 16 faster than 9-12 for pairs at 2^24 (run 342).
 pub(crate) const RADIX_NINE_ROUNDS_MIN_LEN: usize = 1 << 24;
 
 /// Whether the subgroup rank's rounds are written out as one call each
@@ -531,12 +538,6 @@ pub(crate) const SWEEP_MOST_ROUNDS_MIN_LEN: usize = 1 << 20;
 /// it was measured faster than 8 (run 220: 3% at 2^16; 8 rounds 2% faster at 2^18 and 8% at
 /// 2^20); beyond, up to [`SINGLE_SWEEP_MAX_LEN`], 8.
 pub(crate) const SWEEP_SIX_ROUNDS_MAX_LEN: usize = 1 << 16;
-
-/// Bytes of workgroup memory per key of a radix sort tile sorted by digit: the key, and where
-/// there are values one word (a 4-byte value itself, an 8-byte value's source index).
-pub(crate) fn radix_staged_bytes(key_size: u32, value_size: u32) -> u64 {
-    u64::from(key_size) + if value_size > 0 { 4 } else { 0 }
-}
 
 /// Tiles each workgroup of a radix sort pass takes, one after another, for `tiles` tiles: enough
 /// that about 1024 workgroups cover the input (the H100 holds 1056 of them at once), so that the
@@ -863,8 +864,12 @@ mod tests {
         );
         assert_eq!(radix_rounds_wanted(4, 0, true, false, wide - 1), 6);
         assert_eq!(radix_rounds_wanted(4, 0, true, false, 1 << 20), 6);
-        // With 4-byte values, and 8-byte keys alone: 9 rounds from the nine-round length.
-        assert_eq!(radix_rounds_wanted(4, 4, true, false, nine), 9);
+        // With 4-byte values the most rounds, and 8-byte keys alone 9, from the nine-round
+        // length.
+        assert_eq!(
+            radix_rounds_wanted(4, 4, true, false, nine),
+            MAX_RADIX_ROUNDS
+        );
         assert_eq!(radix_rounds_wanted(4, 4, true, false, nine - 1), 6);
         assert_eq!(radix_rounds_wanted(8, 0, true, false, large), 9);
         assert_eq!(
@@ -916,17 +921,16 @@ mod tests {
         assert_eq!(defaults, 16384);
         let masks = RADIX_MASKS_MEMORY;
         let most = RADIX_ROUNDS;
-        assert_eq!(radix_rounds(4, 0, defaults, masks, most), 3);
-        assert_eq!(radix_rounds(4, 4, defaults, masks, most), 1);
-        assert_eq!(radix_rounds(8, 8, defaults, masks, most), 1);
-        assert_eq!(radix_rounds(8, 8, 1024, masks, most), 1);
-        assert_eq!(radix_rounds(4, 0, 49152, masks, most), RADIX_ROUNDS);
-        assert_eq!(radix_rounds(4, 0, 49152, 5 << 10, 6), 6);
-        assert_eq!(radix_rounds(4, 0, 49152, 5 << 10, 99), MAX_RADIX_ROUNDS);
-        assert_eq!(radix_rounds(8, 8, defaults, 5 << 10, most), 3);
-        for (key, value) in [(4, 0), (4, 4), (8, 0), (8, 8)] {
-            let rounds = radix_rounds(key, value, defaults, masks, most);
-            let staged = u64::from(rounds) * 256 * radix_staged_bytes(key, value);
+        assert_eq!(radix_rounds(4, defaults, masks, most), 3);
+        assert_eq!(radix_rounds(8, defaults, masks, most), 1);
+        assert_eq!(radix_rounds(8, 1024, masks, most), 1);
+        assert_eq!(radix_rounds(4, 49152, masks, most), RADIX_ROUNDS);
+        assert_eq!(radix_rounds(4, 49152, 5 << 10, 6), 6);
+        assert_eq!(radix_rounds(4, 49152, 5 << 10, 99), MAX_RADIX_ROUNDS);
+        assert_eq!(radix_rounds(8, defaults, 5 << 10, most), 5);
+        for key in [4, 8] {
+            let rounds = radix_rounds(key, defaults, masks, most);
+            let staged = u64::from(rounds) * 256 * u64::from(key);
             assert!(masks + staged <= u64::from(defaults));
             assert!(rounds <= MAX_RADIX_ROUNDS);
         }

@@ -1,8 +1,9 @@
 // Keys only: radix sort and compaction move no values.
 
+const MOVES_VALUES: bool = false;
+
 fn move_value(src: u32, dst: u32) {}
 fn load_value(src: u32) -> u32 {
     return 0u;
 }
-fn stage_value(slot: u32, value: u32) {}
-fn put_staged_value(slot: u32, dst: u32) {}
+fn put_value(word: u32, dst: u32) {}

@@ -5,13 +5,8 @@
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
 
 override VALUE_WORDS: u32 = 1u;
-// Slots of `staged_values` (radix sort: its tile).
-override STAGED_VALUES: u32 = 1u;
 
-// Per slot of a tile sorted in workgroup memory: a 4-byte value itself, or where an 8-byte value
-// comes from. One word a slot either way, as tuning::radix_staged_bytes counts (staging 8-byte
-// values whole would not fit 16 KiB devices' workgroup memory with 64-bit keys).
-var<workgroup> staged_values: array<u32, STAGED_VALUES>;
+const MOVES_VALUES: bool = true;
 
 fn move_value(src: u32, dst: u32) {
     for (var w = 0u; w < VALUE_WORDS; w++) {
@@ -19,8 +14,10 @@ fn move_value(src: u32, dst: u32) {
     }
 }
 
-// What stage_value keeps of the value of input element `src`: a 4-byte value, read here (in the
-// input's order, so coalesced), or an 8-byte value's index, read when it is written.
+// One word for the value of input element `src`, which a radix sort tile sorts through its keys'
+// slots in workgroup memory: a 4-byte value itself, read here (in the input's order, so
+// coalesced), or an 8-byte value's index, read when it is written (a 4-byte key's slot holds one
+// word).
 fn load_value(src: u32) -> u32 {
     if VALUE_WORDS == 1u {
         return values_in[src];
@@ -28,15 +25,11 @@ fn load_value(src: u32) -> u32 {
     return src;
 }
 
-fn stage_value(slot: u32, value: u32) {
-    staged_values[slot] = value;
-}
-
-fn put_staged_value(slot: u32, dst: u32) {
-    let staged = staged_values[slot];
+// Writes the value that load_value gave `word` for to element `dst`.
+fn put_value(word: u32, dst: u32) {
     if VALUE_WORDS == 1u {
-        values_out[dst] = staged;
+        values_out[dst] = word;
     } else {
-        move_value(staged, dst);
+        move_value(word, dst);
     }
 }
