@@ -187,8 +187,9 @@ fn radix_histogram(@builtin(workgroup_id) workgroup_id: vec3<u32>,
 
 // Per digit: its first slot in the tile sorted by digit.
 var<workgroup> wg_start: array<u32, RADIX>;
-// The tile sorted by digit.
-var<workgroup> wg_keys: array<Key, TILE>;
+// The tile sorted by digit, a word a slot: 4-byte keys, then their values; 8-byte keys' places
+// in the output, then their low words, their high words and their values.
+var<workgroup> wg_words: array<u32, TILE>;
 
 // The invocation's keys of the tile (round r's in [r]: tile key own_base + r * own_step), their
 // digits, and their ranks among the tile's keys of the same digit (NO_KEY beyond the input),
@@ -197,10 +198,11 @@ var<workgroup> wg_keys: array<Key, TILE>;
 var<private> own_keys: array<Key, MAX_ROUNDS>;
 var<private> own_digits: array<u32, MAX_ROUNDS>;
 var<private> own_ranks: array<u32, MAX_ROUNDS>;
-// The keys' values (what load_value keeps of them) and, once written, the keys' places in the
-// output.
+// The keys' values (what load_value keeps of them); the places in the output of the keys that
+// the invocation writes (slots lid + r * WORKGROUP_SIZE), and their low words (8-byte keys).
 var<private> own_values: array<u32, MAX_ROUNDS>;
 var<private> own_places: array<u32, MAX_ROUNDS>;
+var<private> own_low_words: array<u32, MAX_ROUNDS>;
 var<private> own_base: u32;
 var<private> own_step: u32;
 
@@ -228,10 +230,11 @@ fn scatter_tile(span: vec2<u32>, lid: u32, first: u32) {
     write_sorted_tile(span, lid, first);
 }
 
-// The ranked tile sorted by digit in workgroup memory (wg_keys), which needs no place in the
-// output. The keys' values are read in the input's order (coalesced, all loads in flight before
-// any is used; runs 194-195: pairs 5% faster than reading each value from its sorted slot's
-// source as it is written) and wait in registers for write_sorted_tile.
+// The ranked tile sorted by digit in workgroup memory (wg_words), which needs no place in the
+// output: each rank becomes its key's slot, and 4-byte keys are staged there. The keys' values
+// are read in the input's order (coalesced, all loads in flight before any is used; runs
+// 194-195: pairs 5% faster than reading each value from its sorted slot's source as it is
+// written) and wait in registers for write_sorted_tile.
 fn sort_tile_by_digit(span: vec2<u32>) {
     for (var round = 0u; round < ROUNDS; round++) {
         if own_ranks[round] != NO_KEY {
@@ -242,44 +245,84 @@ fn sort_tile_by_digit(span: vec2<u32>) {
         let rank = own_ranks[round];
         if rank != NO_KEY {
             let slot = wg_start[own_digits[round]] + rank;
-            wg_keys[slot] = own_keys[round];
+            if KEY_WORDS == 1u {
+                wg_words[slot] = key_word_at(own_keys[round], 0u);
+            }
             own_ranks[round] = slot;
         }
     }
 }
 
-// Writes the tile that sort_tile_by_digit sorted, digit lid's keys from place `first` on, then
-// their values: sorted in turn through wg_keys once the keys have left it, each to its key's
-// place. So a tile holds one word a key, not two: radix pairs took tiles of 16 rounds in 14-15
-// KiB against 9 rounds in 23 KiB (two workgroups an SM in the driver's 48 KiB), 22% faster at
-// 2^28 (run 342).
+// Each of the invocation's keys' `word` (0 or 1: a word of the key; 2: the key's place in the
+// output; 3: its value) to its slot, once every earlier word there has been read.
+fn stage_words(word: u32) {
+    workgroupBarrier();
+    for (var round = 0u; round < ROUNDS; round++) {
+        let slot = own_ranks[round];
+        if slot != NO_KEY {
+            var staged = own_values[round];
+            if word < 2u {
+                staged = key_word_at(own_keys[round], word);
+            } else if word == 2u {
+                staged = place_of(own_digits[round]) + slot;
+            }
+            wg_words[slot] = staged;
+        }
+    }
+    workgroupBarrier();
+}
+
+// Writes the tile that sort_tile_by_digit sorted, digit lid's keys from place `first` on, a word
+// a slot: 4-byte keys (staged already), whose digits give their places, or 8-byte keys' places
+// and then each of their words; then their values, each to its key's place. So a tile holds one
+// word a key: radix pairs took tiles of 16 rounds in 21 KiB against 9 rounds in 23 KiB (two
+// workgroups an SM in the driver's 48 KiB), 22% faster at 2^28 (run 342), and u64 keys' tiles of
+// 9 rounds 14 KiB against 23, 7-10% faster from 2^24 (run 344).
 fn write_sorted_tile(span: vec2<u32>, lid: u32, first: u32) {
     // Wrapping arithmetic: first - start + slot is the place.
     set_place(lid, first - wg_start[lid]);
-    workgroupBarrier();
-    for (var round = 0u; round < ROUNDS; round++) {
-        let slot = round * WORKGROUP_SIZE + lid;
-        if slot < span.y {
-            let key = wg_keys[slot];
-            let place = place_of(digit_of(key)) + slot;
-            keys_out[place] = key;
-            own_places[round] = place;
+    if KEY_WORDS == 1u {
+        workgroupBarrier();
+        for (var round = 0u; round < ROUNDS; round++) {
+            let slot = round * WORKGROUP_SIZE + lid;
+            if slot < span.y {
+                let key = key_from_words(wg_words[slot], 0u);
+                let place = place_of(digit_of(key)) + slot;
+                keys_out[place] = key;
+                own_places[round] = place;
+            }
+        }
+    } else {
+        stage_words(2u);
+        for (var round = 0u; round < ROUNDS; round++) {
+            let slot = round * WORKGROUP_SIZE + lid;
+            if slot < span.y {
+                own_places[round] = wg_words[slot];
+            }
+        }
+        stage_words(0u);
+        for (var round = 0u; round < ROUNDS; round++) {
+            let slot = round * WORKGROUP_SIZE + lid;
+            if slot < span.y {
+                own_low_words[round] = wg_words[slot];
+            }
+        }
+        stage_words(1u);
+        for (var round = 0u; round < ROUNDS; round++) {
+            let slot = round * WORKGROUP_SIZE + lid;
+            if slot < span.y {
+                keys_out[own_places[round]] = key_from_words(own_low_words[round], wg_words[slot]);
+            }
         }
     }
     if !MOVES_VALUES {
         return;
     }
-    workgroupBarrier();
-    for (var round = 0u; round < ROUNDS; round++) {
-        if own_ranks[round] != NO_KEY {
-            wg_keys[own_ranks[round]] = Key(own_values[round]);
-        }
-    }
-    workgroupBarrier();
+    stage_words(3u);
     for (var round = 0u; round < ROUNDS; round++) {
         let slot = round * WORKGROUP_SIZE + lid;
         if slot < span.y {
-            put_value(key_word(wg_keys[slot]), own_places[round]);
+            put_value(wg_words[slot], own_places[round]);
         }
     }
 }

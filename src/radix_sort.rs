@@ -373,10 +373,10 @@ fn tile_len(rounds: u32) -> usize {
     WORKGROUP_SIZE * rounds as usize
 }
 
-/// Workgroup memory of the scatter: its rank's, its strategy's, and its tile sorted by digit
-/// (the keys, whose slots the values then pass through).
-fn scatter_memory(key_size: u32, rounds: u32, rank: Rank, strategy: RadixStrategy) -> u64 {
-    rank.memory() + strategy_memory(strategy) + tile_len(rounds) as u64 * u64::from(key_size)
+/// Workgroup memory of the scatter: its rank's, its strategy's, and its tile sorted by digit (a
+/// word a key, which the keys' words and values pass through in turn).
+fn scatter_memory(rounds: u32, rank: Rank, strategy: RadixStrategy) -> u64 {
+    rank.memory() + strategy_memory(strategy) + tile_len(rounds) as u64 * 4
 }
 
 /// Workgroup memory the single sweep's scatter adds.
@@ -474,12 +474,11 @@ impl Gpu {
         #[cfg(test)]
         let wanted = tests::ROUNDS.get().unwrap_or(wanted);
         let rounds = tuning::radix_rounds(
-            key.size(),
             self.limits().max_compute_workgroup_storage_size,
             rank.memory() + strategy_memory(strategy),
             wanted,
         );
-        let memory = scatter_memory(key.size(), rounds, rank, strategy);
+        let memory = scatter_memory(rounds, rank, strategy);
         self.check_workgroup_memory(memory, "radix sort")?;
         let tile = tile_len(rounds);
         let tiles = len.div_ceil(tile);
@@ -769,7 +768,7 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
                             RadixStrategy::SingleSweep => SWEEP_HISTOGRAM_MEMORY,
                         },
                     });
-                    let memory = scatter_memory(key.size(), rounds, rank, strategy);
+                    let memory = scatter_memory(rounds, rank, strategy);
                     if value_size == 4 {
                         let mut plan = RadixPlan {
                             len: 1,

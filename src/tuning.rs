@@ -430,21 +430,15 @@ const _: () = assert!(RADIX_ROUNDS <= MAX_RADIX_ROUNDS);
 /// word per digit.
 pub(crate) const RADIX_MASKS_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
 
-/// Rounds of 256 keys per radix sort tile for keys of `key_size` bytes on a device with
-/// `workgroup_memory` bytes of it, of which the rank takes `rank_memory` (13 KiB with lane masks,
-/// 5 KiB with 32-lane subgroups): the scatter sorts its tile by digit in workgroup memory, the
-/// keys and then their values (a word each) through the same slots, so that each digit's keys
-/// and values leave in one run; larger tiles make longer runs and fewer histogram words per key.
-/// `wanted` ([`radix_rounds_wanted`]) where they fit, else as many as fit (at least one:
-/// WebGPU's default 16 KiB holds 256 64-bit keys).
-pub(crate) fn radix_rounds(
-    key_size: u32,
-    workgroup_memory: u32,
-    rank_memory: u64,
-    wanted: u32,
-) -> u32 {
+/// Rounds of 256 keys per radix sort tile on a device with `workgroup_memory` bytes of it, of
+/// which the rank takes `rank_memory` (13 KiB with lane masks, 5 KiB with 32-lane subgroups):
+/// the scatter sorts its tile by digit in workgroup memory a word a key (the keys' words and then
+/// their values pass through the same slots), so that each digit's keys and values leave in one
+/// run; larger tiles make longer runs and fewer histogram words per key. `wanted`
+/// ([`radix_rounds_wanted`]) where they fit, else as many as fit (at least one).
+pub(crate) fn radix_rounds(workgroup_memory: u32, rank_memory: u64, wanted: u32) -> u32 {
     let room = u64::from(workgroup_memory).saturating_sub(rank_memory);
-    let fit = (room / (256 * u64::from(key_size))) as u32;
+    let fit = (room / (256 * 4)) as u32;
     fit.clamp(1, wanted.clamp(1, MAX_RADIX_ROUNDS))
 }
 
@@ -463,6 +457,11 @@ pub(crate) fn radix_rounds(
 /// / 3.215-3.216 / 12.04, 9 0.977 / 3.305-3.308 / 13.06-13.07, against 9 rounds with the values
 /// staged beside the keys (main before) 1.048-1.049 / 3.554 / 13.66; the single sweep at 2^22 with
 /// 8 rounds 0.3145-0.3151, 10 0.336, 12 0.323, 16 0.320.
+///
+/// H200, u64 keys a word a slot (run 344, one call, ms at 2^22 / 2^24 / 2^26): 9 rounds 0.6058 /
+/// 1.8618-1.8631 / 6.1103-6.1157, 12 0.6061 / 1.9989 / 6.6112, 16 0.6260 / 1.9126 / 6.1811,
+/// against 8-byte slots (main before, 8 rounds at 2^22, 9 beyond) 0.6421 (run 343) / 2.0111 /
+/// 6.7572: 9 stays.
 ///
 /// H100, u32 keys, by probe:
 /// - the single sweep, keys alone (runs 269-272, 684b67e's WGSL, ms at 2^18 / 2^20 / 2^21 /
@@ -921,16 +920,15 @@ mod tests {
         assert_eq!(defaults, 16384);
         let masks = RADIX_MASKS_MEMORY;
         let most = RADIX_ROUNDS;
-        assert_eq!(radix_rounds(4, defaults, masks, most), 3);
-        assert_eq!(radix_rounds(8, defaults, masks, most), 1);
-        assert_eq!(radix_rounds(8, 1024, masks, most), 1);
-        assert_eq!(radix_rounds(4, 49152, masks, most), RADIX_ROUNDS);
-        assert_eq!(radix_rounds(4, 49152, 5 << 10, 6), 6);
-        assert_eq!(radix_rounds(4, 49152, 5 << 10, 99), MAX_RADIX_ROUNDS);
-        assert_eq!(radix_rounds(8, defaults, 5 << 10, most), 5);
-        for key in [4, 8] {
-            let rounds = radix_rounds(key, defaults, masks, most);
-            let staged = u64::from(rounds) * 256 * u64::from(key);
+        assert_eq!(radix_rounds(defaults, masks, most), 3);
+        assert_eq!(radix_rounds(1024, masks, most), 1);
+        assert_eq!(radix_rounds(49152, masks, most), RADIX_ROUNDS);
+        assert_eq!(radix_rounds(49152, 5 << 10, 6), 6);
+        assert_eq!(radix_rounds(49152, 5 << 10, 99), MAX_RADIX_ROUNDS);
+        assert_eq!(radix_rounds(defaults, 5 << 10, most), RADIX_ROUNDS);
+        {
+            let rounds = radix_rounds(defaults, masks, most);
+            let staged = u64::from(rounds) * 256 * 4;
             assert!(masks + staged <= u64::from(defaults));
             assert!(rounds <= MAX_RADIX_ROUNDS);
         }

@@ -28,3 +28,12 @@ fn key_order_bits(x: Key) -> vec2<u32> {
 fn key_word(x: Key) -> u32 {
     return x;
 }
+
+// Word `w` of the key as stored (radix sort moves keys a word at a time), and the key of such
+// words.
+fn key_word_at(x: Key, w: u32) -> u32 {
+    return x;
+}
+fn key_from_words(low: u32, high: u32) -> Key {
+    return low;
+}
