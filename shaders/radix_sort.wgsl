@@ -253,8 +253,13 @@ fn sort_tile_by_digit(span: vec2<u32>) {
     }
 }
 
-// Each of the invocation's keys' `word` (0 or 1: a word of the key; 2: the key's place in the
-// output; 3: its value) to its slot, once every earlier word there has been read.
+// What stage_words stages besides a key's words (0 and 1).
+const STAGE_PLACES: u32 = 2u;
+const STAGE_VALUES: u32 = 3u;
+
+// Each of the invocation's keys' `word` (0 or 1: a word of the key; STAGE_PLACES: the key's place
+// in the output; STAGE_VALUES: its value) to its slot, once every earlier word there has been
+// read.
 fn stage_words(word: u32) {
     workgroupBarrier();
     for (var round = 0u; round < ROUNDS; round++) {
@@ -263,7 +268,7 @@ fn stage_words(word: u32) {
             var staged = own_values[round];
             if word < 2u {
                 staged = key_word_at(own_keys[round], word);
-            } else if word == 2u {
+            } else if word == STAGE_PLACES {
                 staged = place_of(own_digits[round]) + slot;
             }
             wg_words[slot] = staged;
@@ -293,7 +298,7 @@ fn write_sorted_tile(span: vec2<u32>, lid: u32, first: u32) {
             }
         }
     } else {
-        stage_words(2u);
+        stage_words(STAGE_PLACES);
         for (var round = 0u; round < ROUNDS; round++) {
             let slot = round * WORKGROUP_SIZE + lid;
             if slot < span.y {
@@ -318,7 +323,7 @@ fn write_sorted_tile(span: vec2<u32>, lid: u32, first: u32) {
     if !MOVES_VALUES {
         return;
     }
-    stage_words(3u);
+    stage_words(STAGE_VALUES);
     for (var round = 0u; round < ROUNDS; round++) {
         let slot = round * WORKGROUP_SIZE + lid;
         if slot < span.y {
