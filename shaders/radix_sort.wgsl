@@ -246,7 +246,7 @@ fn sort_tile_by_digit(span: vec2<u32>) {
         if rank != NO_KEY {
             let slot = wg_start[own_digits[round]] + rank;
             if KEY_WORDS == 1u {
-                wg_words[slot] = key_word_at(own_keys[round], 0u);
+                wg_words[slot] = key_word(own_keys[round]);
             }
             own_ranks[round] = slot;
         }
@@ -291,7 +291,7 @@ fn write_sorted_tile(span: vec2<u32>, lid: u32, first: u32) {
         for (var round = 0u; round < ROUNDS; round++) {
             let slot = round * WORKGROUP_SIZE + lid;
             if slot < span.y {
-                let key = key_from_words(wg_words[slot], 0u);
+                let key = Key(wg_words[slot]);
                 let place = place_of(digit_of(key)) + slot;
                 keys_out[place] = key;
                 own_places[round] = place;

@@ -376,7 +376,7 @@ fn tile_len(rounds: u32) -> usize {
 /// Workgroup memory of the scatter: its rank's, its strategy's, and its tile sorted by digit (a
 /// word a key, which the keys' words and values pass through in turn).
 fn scatter_memory(rounds: u32, rank: Rank, strategy: RadixStrategy) -> u64 {
-    rank.memory() + strategy_memory(strategy) + tile_len(rounds) as u64 * 4
+    rank.memory() + strategy_memory(strategy) + tile_len(rounds) as u64 * tuning::RADIX_SLOT_BYTES
 }
 
 /// Workgroup memory the single sweep's scatter adds.

@@ -430,6 +430,10 @@ const _: () = assert!(RADIX_ROUNDS <= MAX_RADIX_ROUNDS);
 /// word per digit.
 pub(crate) const RADIX_MASKS_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
 
+/// Bytes of workgroup memory per key of a radix sort tile sorted by digit: one word, which each
+/// key's words and its value pass through in turn.
+pub(crate) const RADIX_SLOT_BYTES: u64 = 4;
+
 /// Rounds of 256 keys per radix sort tile on a device with `workgroup_memory` bytes of it, of
 /// which the rank takes `rank_memory` (13 KiB with lane masks, 5 KiB with 32-lane subgroups):
 /// the scatter sorts its tile by digit in workgroup memory a word a key (the keys' words and then
@@ -438,7 +442,7 @@ pub(crate) const RADIX_MASKS_MEMORY: u64 = 256 * 8 * 4 + 256 * 4 * 4 + 256 * 4;
 /// ([`radix_rounds_wanted`]) where they fit, else as many as fit (at least one).
 pub(crate) fn radix_rounds(workgroup_memory: u32, rank_memory: u64, wanted: u32) -> u32 {
     let room = u64::from(workgroup_memory).saturating_sub(rank_memory);
-    let fit = (room / (256 * 4)) as u32;
+    let fit = (room / (256 * RADIX_SLOT_BYTES)) as u32;
     fit.clamp(1, wanted.clamp(1, MAX_RADIX_ROUNDS))
 }
 
@@ -446,7 +450,7 @@ pub(crate) fn radix_rounds(workgroup_memory: u32, rank_memory: u64, wanted: u32)
 /// subgroup rank (the lane-mask rank takes [`RADIX_ROUNDS`]):
 /// - reduce-then-scan: 4-byte keys alone 6 rounds (tiles of 1536), [`RADIX_WIDE_ROUNDS`] from
 ///   [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys; with 4-byte values 6, [`MAX_RADIX_ROUNDS`] (16) from
-///   [`RADIX_NINE_ROUNDS_MIN_LEN`]; 8-byte keys alone 8, 9 from there;
+///   [`RADIX_LARGE_TILES_MIN_LEN`]; 8-byte keys alone 8, 9 from there;
 /// - the single sweep: 4-byte keys alone 6 rounds up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys, 8
 ///   beyond, [`MAX_RADIX_ROUNDS`] (16) from [`SWEEP_MOST_ROUNDS_MIN_LEN`];
 /// - [`RADIX_ROUNDS`] otherwise.
@@ -498,8 +502,8 @@ pub(crate) fn radix_rounds_wanted(
     }
     match (single_sweep, key_size, value_size) {
         (false, 4, 0) if len >= RADIX_WIDE_ROUNDS_MIN_LEN => RADIX_WIDE_ROUNDS,
-        (false, 4, 4) if len >= RADIX_NINE_ROUNDS_MIN_LEN => MAX_RADIX_ROUNDS,
-        (false, 8, 0) if len >= RADIX_NINE_ROUNDS_MIN_LEN => 9,
+        (false, 4, 4) if len >= RADIX_LARGE_TILES_MIN_LEN => MAX_RADIX_ROUNDS,
+        (false, 8, 0) if len >= RADIX_LARGE_TILES_MIN_LEN => 9,
         (false, 4, 0 | 4) => 6,
         (true, 4, 0) if len >= SWEEP_MOST_ROUNDS_MIN_LEN => MAX_RADIX_ROUNDS,
         (true, 4, 0) if len <= SWEEP_SIX_ROUNDS_MAX_LEN => 6,
@@ -516,7 +520,7 @@ pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 26;
 /// The fewest keys for which tiles of 9 rounds are taken for 8-byte keys and of 16 for 4-byte
 /// keys with 4-byte values ([`radix_rounds_wanted`]): 9 faster than 6 or 8 from 2^24 (run 265),
 /// slower at 2^20 and 2^22 (run 264); 16 faster than 9-12 for pairs at 2^24 (run 342).
-pub(crate) const RADIX_NINE_ROUNDS_MIN_LEN: usize = 1 << 24;
+pub(crate) const RADIX_LARGE_TILES_MIN_LEN: usize = 1 << 24;
 
 /// Whether the subgroup rank's rounds are written out as one call each
 /// (lib/rank_rounds/unrolled.wgsl) rather than left as a loop (looped.wgsl). NVIDIA's driver
@@ -851,7 +855,7 @@ mod tests {
     fn radix_tiles_as_large_as_measured_faster() {
         let large = 1 << 28;
         let wide = RADIX_WIDE_ROUNDS_MIN_LEN;
-        let nine = RADIX_NINE_ROUNDS_MIN_LEN;
+        let large_tiles = RADIX_LARGE_TILES_MIN_LEN;
         // Reduce-then-scan, keys alone: 6 rounds, then 10 from the wide length.
         assert_eq!(
             radix_rounds_wanted(4, 0, true, false, large),
@@ -863,16 +867,16 @@ mod tests {
         );
         assert_eq!(radix_rounds_wanted(4, 0, true, false, wide - 1), 6);
         assert_eq!(radix_rounds_wanted(4, 0, true, false, 1 << 20), 6);
-        // With 4-byte values the most rounds, and 8-byte keys alone 9, from the nine-round
+        // With 4-byte values the most rounds, and 8-byte keys alone 9, from the large tiles'
         // length.
         assert_eq!(
-            radix_rounds_wanted(4, 4, true, false, nine),
+            radix_rounds_wanted(4, 4, true, false, large_tiles),
             MAX_RADIX_ROUNDS
         );
-        assert_eq!(radix_rounds_wanted(4, 4, true, false, nine - 1), 6);
+        assert_eq!(radix_rounds_wanted(4, 4, true, false, large_tiles - 1), 6);
         assert_eq!(radix_rounds_wanted(8, 0, true, false, large), 9);
         assert_eq!(
-            radix_rounds_wanted(8, 0, true, false, nine - 1),
+            radix_rounds_wanted(8, 0, true, false, large_tiles - 1),
             RADIX_ROUNDS
         );
         assert_eq!(radix_rounds_wanted(4, 8, true, false, large), RADIX_ROUNDS);
@@ -928,7 +932,7 @@ mod tests {
         assert_eq!(radix_rounds(defaults, 5 << 10, most), RADIX_ROUNDS);
         {
             let rounds = radix_rounds(defaults, masks, most);
-            let staged = u64::from(rounds) * 256 * 4;
+            let staged = u64::from(rounds) * 256 * RADIX_SLOT_BYTES;
             assert!(masks + staged <= u64::from(defaults));
             assert!(rounds <= MAX_RADIX_ROUNDS);
         }
