@@ -84,7 +84,7 @@ const RADIX: u32 = 256u;
 const MASK_WORDS: u32 = WORKGROUP_SIZE / 32u;
 // Length of the private arrays holding an invocation's keys of a tile. Loops over them run
 // ROUNDS steps, a constant when the pipeline is built, so the driver keeps them in registers.
-const MAX_ROUNDS: u32 = 16u;
+const MAX_ROUNDS: u32 = 18u;
 override TILE: u32 = WORKGROUP_SIZE * ROUNDS;
 // Tile slots of keys beyond the input.
 const NO_KEY: u32 = 0xffffffffu;

@@ -420,9 +420,11 @@ pub(crate) const SMALLEST_SET_TILING: SetTiling = ((256, 3), 768);
 /// Runs 60, 62 and 65 on the H100 tried 8, 12 and 16 rounds. In run 65 8 was fastest from 2^22
 /// to 2^28 keys, u32 keys alone (14.5 against 16.3 ms at 2^28), with u32 values (25.6 against
 /// 36.0) and with lane masks (18.0 against 29.0); 16 gained 2-5% at 2^20 only. 16 rounds won
-/// pairs only in run 60, before the subgroup rank.
+/// pairs only in run 60, before the subgroup rank. The ceiling, 18, is the most that keeps two
+/// workgroups an SM in the 48 KiB of workgroup memory NVIDIA's Vulkan driver gives one (run 292):
+/// 4608 slots and the subgroup rank's 5 KiB take 23588 bytes.
 pub(crate) const RADIX_ROUNDS: u32 = 8;
-pub(crate) const MAX_RADIX_ROUNDS: u32 = 16;
+pub(crate) const MAX_RADIX_ROUNDS: u32 = 18;
 const _: () = assert!(RADIX_ROUNDS <= MAX_RADIX_ROUNDS);
 
 /// Bytes of workgroup memory a radix sort scatter ranking with lane masks needs besides its
@@ -449,11 +451,23 @@ pub(crate) fn radix_rounds(workgroup_memory: u32, rank_memory: u64, wanted: u32)
 /// The rounds a radix sort tile of `len` keys takes where workgroup memory allows, with the
 /// subgroup rank (the lane-mask rank takes [`RADIX_ROUNDS`]):
 /// - reduce-then-scan: 4-byte keys alone 6 rounds (tiles of 1536), [`RADIX_WIDE_ROUNDS`] from
-///   [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys; with 4-byte values 6, [`MAX_RADIX_ROUNDS`] (16) from
+///   [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys; with 4-byte values 6, [`MAX_RADIX_ROUNDS`] (18) from
 ///   [`RADIX_LARGE_TILES_MIN_LEN`]; 8-byte keys alone 8, 9 from there;
 /// - the single sweep: 4-byte keys alone 6 rounds up to [`SWEEP_SIX_ROUNDS_MAX_LEN`] keys, 8
-///   beyond, [`MAX_RADIX_ROUNDS`] (16) from [`SWEEP_MOST_ROUNDS_MIN_LEN`];
+///   beyond, [`SWEEP_LARGE_ROUNDS`] (16) from [`SWEEP_MOST_ROUNDS_MIN_LEN`]; 4-byte keys with
+///   4-byte values and 8-byte keys alone [`SWEEP_LARGE_ROUNDS`] for lengths in
+///   [`SWEEP_WIDE_LARGE_ROUNDS_LENS`], 8 otherwise;
 /// - [`RADIX_ROUNDS`] otherwise.
+///
+/// H200, the rounds re-measured (run 346, `WGMERGE_PROBE_ROUNDS` on branch `wip/rounds-h200`,
+/// one call, ms): u32 keys at 2^26 / 2^28, reduce-then-scan, 10 rounds 2.2472-2.2507 /
+/// 8.2872-8.2973, 8 2.3158 / 8.6508, 12 2.5336 / 9.4265, 14 2.4672 / 9.1329, 16 2.4031 / 8.8540,
+/// 18 2.3463 / 8.5983; pairs at 2^24 / 2^26 / 2^28, 16 rounds 0.9187-0.9193 / 2.8941-2.8960 /
+/// 10.836-10.852, 17 0.9121 / 2.8643 / 10.684, 18 0.9010 / 2.8052 / 10.352; the single sweep at
+/// 2^20 / 2^22, pairs 8 rounds 0.1213 / 0.3154-0.3162, 9 0.1327 / 0.3226, 10 0.1290 / 0.3398, 12
+/// 0.1267 / 0.3130, 16 0.1119 / 0.3249, u64 keys 8 0.2238-0.2245 / 0.5895-0.5896, 9 0.2523 /
+/// 0.6063, 10 0.2420 / 0.6490, 12 0.2382 / 0.6196, 16 0.2164 / 0.6075; u32 keys on bits 0..16 at
+/// 2^26 / 2^28, 10 rounds 1.1255 / 4.1446, 12 1.2699 / 4.7199, 16 1.2052 / 4.4451.
 ///
 /// H200, u32 keys with u32 values, reduce-then-scan from 2^24 (run 342, the values sorted
 /// through the keys' slots, twice in one call, ms at 2^24 / 2^26 / 2^28): 16 rounds
@@ -505,7 +519,10 @@ pub(crate) fn radix_rounds_wanted(
         (false, 4, 4) if len >= RADIX_LARGE_TILES_MIN_LEN => MAX_RADIX_ROUNDS,
         (false, 8, 0) if len >= RADIX_LARGE_TILES_MIN_LEN => 9,
         (false, 4, 0 | 4) => 6,
-        (true, 4, 0) if len >= SWEEP_MOST_ROUNDS_MIN_LEN => MAX_RADIX_ROUNDS,
+        (true, 4, 0) if len >= SWEEP_MOST_ROUNDS_MIN_LEN => SWEEP_LARGE_ROUNDS,
+        (true, 4, 4) | (true, 8, 0) if SWEEP_WIDE_LARGE_ROUNDS_LENS.contains(&len) => {
+            SWEEP_LARGE_ROUNDS
+        }
         (true, 4, 0) if len <= SWEEP_SIX_ROUNDS_MAX_LEN => 6,
         _ => RADIX_ROUNDS,
     }
@@ -517,9 +534,10 @@ pub(crate) fn radix_rounds_wanted(
 pub(crate) const RADIX_WIDE_ROUNDS: u32 = 10;
 pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 26;
 
-/// The fewest keys for which tiles of 9 rounds are taken for 8-byte keys and of 16 for 4-byte
-/// keys with 4-byte values ([`radix_rounds_wanted`]): 9 faster than 6 or 8 from 2^24 (run 265),
-/// slower at 2^20 and 2^22 (run 264); 16 faster than 9-12 for pairs at 2^24 (run 342).
+/// The fewest keys for which tiles of 9 rounds are taken for 8-byte keys and of the most for
+/// 4-byte keys with 4-byte values ([`radix_rounds_wanted`]): 9 faster than 6 or 8 from 2^24 (run
+/// 265), slower at 2^20 and 2^22 (run 264); 16 faster than 9-12 for pairs at 2^24 (run 342), 18
+/// than 16 (run 346).
 pub(crate) const RADIX_LARGE_TILES_MIN_LEN: usize = 1 << 24;
 
 /// Whether the subgroup rank's rounds are written out as one call each
@@ -532,7 +550,20 @@ pub(crate) fn radix_rank_unrolled(rounds: u32) -> bool {
     rounds > RADIX_ROUNDS
 }
 
-/// The fewest keys the single sweep takes tiles of [`MAX_RADIX_ROUNDS`] for, keys alone
+/// The single sweep's largest tiles' rounds: 16 for keys alone, faster than 8-14 (runs 269-272 on
+/// the H100; 18 unmeasured there).
+pub(crate) const SWEEP_LARGE_ROUNDS: u32 = 16;
+const _: () = assert!(SWEEP_LARGE_ROUNDS <= MAX_RADIX_ROUNDS);
+
+/// The lengths at which the single sweep takes tiles of [`SWEEP_LARGE_ROUNDS`] for 4-byte keys
+/// with 4-byte values and for 8-byte keys alone ([`radix_rounds_wanted`]): than 8 rounds, pairs
+/// and u64 keys 8% and 3.5% faster at 2^20 and 3% slower at 2^22 (run 346), 3.4% and 1.2% faster
+/// at 2^21 and 4% and 7% slower at 2^19 (run 347: 0.1808-0.1809 / 0.3350-0.3358 against
+/// 0.1871-0.1873 / 0.3395-0.3398, 0.0948-0.0952 / 0.1793-0.1794 against 0.0910-0.0912 /
+/// 0.1666-0.1667 ms).
+pub(crate) const SWEEP_WIDE_LARGE_ROUNDS_LENS: std::ops::Range<usize> = (1 << 20)..(1 << 22);
+
+/// The fewest keys the single sweep takes tiles of [`SWEEP_LARGE_ROUNDS`] for, keys alone
 /// ([`radix_rounds_wanted`]): 9% faster than 8 at 2^20 and 6-8% from 2^23 (runs 269-272), 1%
 /// slower at 2^22, 13% at 2^18.
 pub(crate) const SWEEP_MOST_ROUNDS_MIN_LEN: usize = 1 << 20;
@@ -903,14 +934,26 @@ mod tests {
         );
         assert_eq!(
             radix_rounds_wanted(4, 0, true, true, most),
-            MAX_RADIX_ROUNDS
+            SWEEP_LARGE_ROUNDS
         );
         assert_eq!(
             radix_rounds_wanted(4, 0, true, true, large),
-            MAX_RADIX_ROUNDS
+            SWEEP_LARGE_ROUNDS
         );
-        assert_eq!(radix_rounds_wanted(4, 4, true, true, large), RADIX_ROUNDS);
-        assert_eq!(radix_rounds_wanted(8, 0, true, true, large), RADIX_ROUNDS);
+        // Pairs and 8-byte keys: the sweep's large tiles at the lengths measured to gain.
+        let lens = SWEEP_WIDE_LARGE_ROUNDS_LENS;
+        for (key, value) in [(4, 4), (8, 0)] {
+            let rounds = |len| radix_rounds_wanted(key, value, true, true, len);
+            assert_eq!(rounds(lens.start - 1), RADIX_ROUNDS);
+            assert_eq!(rounds(lens.start), SWEEP_LARGE_ROUNDS);
+            assert_eq!(rounds(lens.end - 1), SWEEP_LARGE_ROUNDS);
+            assert_eq!(rounds(lens.end), RADIX_ROUNDS);
+            assert_eq!(rounds(large), RADIX_ROUNDS);
+        }
+        assert_eq!(
+            radix_rounds_wanted(8, 4, true, true, lens.start),
+            RADIX_ROUNDS
+        );
         // Loops the driver unrolls itself up to 8 rounds; written out beyond.
         assert!(radix_rank_unrolled(9));
         assert!(radix_rank_unrolled(RADIX_WIDE_ROUNDS));

@@ -1,5 +1,5 @@
 // The subgroup rank's rounds (subgroups.wgsl's rank_count runs them) as one call each, with a
-// constant round, up to MAX_ROUNDS (16), for tiles of more than 8 rounds
+// constant round, up to MAX_ROUNDS (18), for tiles of more than 8 rounds
 // (tuning::radix_rank_unrolled): once the driver inlines the calls, every index into the own_*
 // arrays is a constant, so they stay in registers. Left as a loop there, NVIDIA's driver did not
 // unroll it and kept the arrays in local memory (run 263: 192 bytes a thread at 10 and 12 rounds;
@@ -56,5 +56,11 @@ fn rank_rounds(span: vec2<u32>, row: u32, below: vec4<u32>) {
     }
     if ROUNDS > 15u {
         rank_round(15u, span, row, below);
+    }
+    if ROUNDS > 16u {
+        rank_round(16u, span, row, below);
+    }
+    if ROUNDS > 17u {
+        rank_round(17u, span, row, below);
     }
 }
