@@ -421,7 +421,7 @@ pub(crate) const SMALLEST_SET_TILING: SetTiling = ((256, 3), 768);
 /// to 2^28 keys, u32 keys alone (14.5 against 16.3 ms at 2^28), with u32 values (25.6 against
 /// 36.0) and with lane masks (18.0 against 29.0); 16 gained 2-5% at 2^20 only. 16 rounds won
 /// pairs only in run 60, before the subgroup rank. The ceiling, 18, is the most that keeps two
-/// workgroups an SM in the 48 KiB of workgroup memory NVIDIA's Vulkan driver gives one (run 292):
+/// workgroups an SM in the 48 KiB of workgroup memory NVIDIA's Vulkan driver gives an SM (run 292):
 /// 4608 slots and the subgroup rank's 5 KiB take 23588 bytes.
 pub(crate) const RADIX_ROUNDS: u32 = 8;
 pub(crate) const MAX_RADIX_ROUNDS: u32 = 18;
@@ -550,17 +550,18 @@ pub(crate) fn radix_rank_unrolled(rounds: u32) -> bool {
     rounds > RADIX_ROUNDS
 }
 
-/// The single sweep's largest tiles' rounds: 16 for keys alone, faster than 8-14 (runs 269-272 on
-/// the H100; 18 unmeasured there).
+/// The single sweep's largest tiles' rounds: 16, faster than 8-14 for keys alone (runs 269-272 on
+/// the H100). 18 would not fit two workgroups an SM in 48 KiB: the sweep's scatter holds 1036
+/// bytes more than reduce-then-scan's.
 pub(crate) const SWEEP_LARGE_ROUNDS: u32 = 16;
 const _: () = assert!(SWEEP_LARGE_ROUNDS <= MAX_RADIX_ROUNDS);
 
 /// The lengths at which the single sweep takes tiles of [`SWEEP_LARGE_ROUNDS`] for 4-byte keys
-/// with 4-byte values and for 8-byte keys alone ([`radix_rounds_wanted`]): than 8 rounds, pairs
-/// and u64 keys 8% and 3.5% faster at 2^20 and 3% slower at 2^22 (run 346), 3.4% and 1.2% faster
-/// at 2^21 and 4% and 7% slower at 2^19 (run 347: 0.1808-0.1809 / 0.3350-0.3358 against
-/// 0.1871-0.1873 / 0.3395-0.3398, 0.0948-0.0952 / 0.1793-0.1794 against 0.0910-0.0912 /
-/// 0.1666-0.1667 ms).
+/// with 4-byte values and for 8-byte keys alone ([`radix_rounds_wanted`]). Against 8 rounds,
+/// pairs and u64 keys were 8% and 3.5% faster at 2^20 and 3% slower at 2^22 (run 346), 3.4% and
+/// 1.2% faster at 2^21 and 4% and 7% slower at 2^19 (run 347: 0.1808-0.1809 / 0.3350-0.3358 ms
+/// against 0.1871-0.1873 / 0.3395-0.3398, 0.0948-0.0952 / 0.1793-0.1794 against 0.0910-0.0912 /
+/// 0.1666-0.1667).
 pub(crate) const SWEEP_WIDE_LARGE_ROUNDS_LENS: std::ops::Range<usize> = (1 << 20)..(1 << 22);
 
 /// The fewest keys the single sweep takes tiles of [`SWEEP_LARGE_ROUNDS`] for, keys alone
