@@ -148,7 +148,8 @@ fn every_size_to_70_and_random_sizes() {
 
 /// Inputs of more tiles than workgroups (over 1024 tiles of at most 2048 keys), so that each
 /// workgroup sorts a run of tiles and carries its digits' places from one to the next; the last
-/// workgroup's run is shorter, and its last tile partial.
+/// workgroup's run is shorter, and its last tile partial. At this length the single sweep takes
+/// its largest tiles for pairs and 8-byte keys (tuning::SWEEP_WIDE_LARGE_ROUNDS_LENS).
 #[test]
 fn workgroups_take_runs_of_tiles() {
     let mut rng = rng("radix::runs");
@@ -166,6 +167,12 @@ fn workgroups_take_runs_of_tiles() {
             &keys,
             &options,
             &format!("u32 {order:?} {subgroups:?} {strategy:?} len={len}"),
+        );
+        let wide: Vec<u64> = (0..len).map(|_| rng.random_range(0..1 << 40)).collect();
+        check(
+            &wide,
+            &options,
+            &format!("u64 {order:?} {subgroups:?} {strategy:?} len={len}"),
         );
     }
 }
