@@ -5,10 +5,10 @@ use bytemuck::Pod;
 
 use crate::host::{self, element_sizes, outputs_at, piece_ranges, values_at, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization};
 use crate::scratch::Scratch;
 use crate::select::{self, KeptValueBuffers, Selection};
+use crate::values::{check_value_size, host_values};
 use crate::{cpu, Error, Gpu};
 
 /// `dedup` in dedup.wgsl.

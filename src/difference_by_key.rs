@@ -6,10 +6,10 @@ use bytemuck::Pod;
 
 use crate::host::{self, element_sizes, outputs_at, piece_ranges, values_at, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values};
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::select::{self, KeptValueBuffers, Selection};
+use crate::values::{check_value_size, host_values};
 use crate::{Error, Gpu};
 
 /// `difference_by_key` in difference_by_key.wgsl: a selection's bindings and B at 6.

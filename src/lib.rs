@@ -2,10 +2,11 @@
 #![warn(missing_docs)]
 
 // Layers, lowest first; a module imports only from layers below it.
-// The vocabulary: errors, key types and order, the operations' enums.
+// The vocabulary: errors, key types and order, the operations' enums, the values' sizes.
 mod error;
 mod key;
 mod ops;
+mod values;
 // The GPU: WGSL composition, pipelines, the buffer pool, the device and its scratch.
 mod device;
 mod pipeline;

@@ -10,10 +10,11 @@ use bytemuck::Pod;
 
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values, MergeOptions, MergePlan, SortedRuns};
+use crate::merge::{MergeOptions, MergePlan, SortedRuns};
 use crate::merge_sort::PreparedSort;
 use crate::scratch::Scratch;
 use crate::sort::{SortBuffers, SortOptions};
+use crate::values::{check_value_size, host_values};
 use crate::{tuning, Algorithm, Error, Gpu};
 
 /// One pass of a merge tree: its segments as lib/tiling/table.wgsl reads them (a header, then

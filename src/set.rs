@@ -16,13 +16,14 @@ use crate::device::{bind_elements, entry};
 use crate::host::{self, Call, Piece, PieceWork, Recorded, ResultVec};
 use crate::key::{values_module, Key, KeyType, Order};
 use crate::look_back::{self, LookBack};
-use crate::merge::{check_value_size, HostValues, ValueBuffers, VALUE_BINDINGS};
+use crate::merge::{ValueBuffers, VALUE_BINDINGS};
 use crate::ops::SetOperation;
 use crate::partition::Partition;
 use crate::pipeline::{Kernel, Specialization, READ, UNIFORM, WRITE};
 use crate::scratch::Scratch;
 use crate::tuning::{self, SetTiling};
 use crate::validate::{unsorted_at, unsorted_either};
+use crate::values::{check_value_size, HostValues};
 use crate::{Error, Gpu, Side};
 
 /// How to run a set operation. A plain struct: set the fields you need and take the rest from

@@ -12,10 +12,11 @@ use crate::host::{
     ResultVec,
 };
 use crate::key::{Key, KeyType, Order};
-use crate::merge::{check_value_size, host_values, SortedRuns};
+use crate::merge::SortedRuns;
 use crate::merge_sort::MergeSortPlan;
 use crate::radix_sort::{RadixPlan, RadixStrategy};
 use crate::scratch::Scratch;
+use crate::values::{check_value_size, host_values};
 use crate::{Error, Gpu};
 
 /// How to sort. A plain struct: set the fields you need and take the rest from `Default`.
