@@ -529,10 +529,12 @@ pub(crate) fn radix_rounds_wanted(
 }
 
 /// Rounds reduce-then-scan takes for 4-byte keys alone, ranked with subgroups, from
-/// [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys (tiles of 2560; [`radix_rounds_wanted`], run 265: 8%
-/// faster at 2^28, 2% at 2^26, 1% slower at 2^24).
+/// [`RADIX_WIDE_ROUNDS_MIN_LEN`] keys (tiles of 2560; [`radix_rounds_wanted`]). H100, run 265:
+/// 8% faster than 6 at 2^28, 2% at 2^26, 1% slower at 2^24. H200, run 349: 0.7039 against 6
+/// rounds' 0.7091-0.7102 ms at 2^24 and 1.2218 against 1.2386-1.2389 at 2^25 (8 rounds 0.7126 /
+/// 1.2545, 18 0.7469 / 1.2858); 8-18 slower at 2^26-2^28 (run 346).
 pub(crate) const RADIX_WIDE_ROUNDS: u32 = 10;
-pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 26;
+pub(crate) const RADIX_WIDE_ROUNDS_MIN_LEN: usize = 1 << 24;
 
 /// The fewest keys for which tiles of 9 rounds are taken for 8-byte keys and of the most for
 /// 4-byte keys with 4-byte values ([`radix_rounds_wanted`]): 9 faster than 6 or 8 from 2^24 (run
@@ -899,6 +901,10 @@ mod tests {
         );
         assert_eq!(radix_rounds_wanted(4, 0, true, false, wide - 1), 6);
         assert_eq!(radix_rounds_wanted(4, 0, true, false, 1 << 20), 6);
+        assert_eq!(
+            radix_rounds_wanted(4, 0, true, false, 1 << 24),
+            RADIX_WIDE_ROUNDS
+        );
         // With 4-byte values the most rounds, and 8-byte keys alone 9, from the large tiles'
         // length.
         assert_eq!(
