@@ -266,7 +266,7 @@ fn stage_words(word: u32) {
         let slot = own_ranks[round];
         if slot != NO_KEY {
             var staged = own_values[round];
-            if word < 2u {
+            if word < STAGE_PLACES {
                 staged = key_word_at(own_keys[round], word);
             } else if word == STAGE_PLACES {
                 staged = place_of(own_digits[round]) + slot;

@@ -980,12 +980,10 @@ mod tests {
         assert_eq!(radix_rounds(49152, 5 << 10, 6), 6);
         assert_eq!(radix_rounds(49152, 5 << 10, 99), MAX_RADIX_ROUNDS);
         assert_eq!(radix_rounds(defaults, 5 << 10, most), RADIX_ROUNDS);
-        {
-            let rounds = radix_rounds(defaults, masks, most);
-            let staged = u64::from(rounds) * 256 * RADIX_SLOT_BYTES;
-            assert!(masks + staged <= u64::from(defaults));
-            assert!(rounds <= MAX_RADIX_ROUNDS);
-        }
+        let rounds = radix_rounds(defaults, masks, most);
+        let staged = u64::from(rounds) * 256 * RADIX_SLOT_BYTES;
+        assert!(masks + staged <= u64::from(defaults));
+        assert!(rounds <= MAX_RADIX_ROUNDS);
     }
 
     #[test]
