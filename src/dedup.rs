@@ -273,3 +273,74 @@ pub(crate) fn configurations() -> Vec<crate::kernel_tests::Configuration> {
         &[specialization(Keep::First), specialization(Keep::Last)],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::select::{keys_as_vec4, SelectConfig};
+    use crate::test_buffers::{submit_and_read, upload};
+
+    /// The selection's decoupled fallback with no patience: every tile whose look-back does not
+    /// end at once counts its predecessors' kept keys from their input. Dedup, with values, must
+    /// not change, with and without subgroups, the keys bound one an element and as vec4s.
+    #[test]
+    fn fallback_gives_the_same_selection() {
+        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
+        let len = 300_007;
+        let keys: Vec<u32> = (0..len as u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 28) + i / 5)
+            .collect();
+        let index: Vec<u32> = (0..len as u32).collect();
+        let (want_keys, want_index) = cpu::dedup_pairs(&keys, &index, false);
+        let upload = |words: &[u32]| upload(&gpu, words);
+        // The keys bound one an element, and (the buffer padded to whole vec4s) four at once.
+        let padded: Vec<u32> = keys.iter().copied().chain([0; 3]).collect();
+        let values_in = upload(&index);
+        let (keys_out, values_out, count) = (upload(&index), upload(&index), upload(&[7]));
+        let scratch = gpu.create_scratch();
+        let mut layouts = Vec::new();
+        for (subgroups, keys_in) in [false, gpu.has_subgroups()]
+            .into_iter()
+            .flat_map(|subgroups| [(subgroups, upload(&keys)), (subgroups, upload(&padded))])
+        {
+            let vec4 = keys_as_vec4(KeyType::U32, &keys_in, len, gpu.max_binding_bytes());
+            layouts.push(vec4);
+            let config = SelectConfig::impatient(subgroups);
+            let op = specialization(Keep::First);
+            let selection = Selection {
+                keys: (&keys_in, len),
+                other: None,
+                out: &keys_out,
+                values: Some([&values_in, &values_out]),
+                count: &count,
+            };
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            let kernel = (&DEDUP, &op, config);
+            gpu.record_selection(
+                &mut encoder,
+                &scratch,
+                kernel,
+                &selection,
+                (KeyType::U32, 4),
+            )
+            .expect("recorded");
+            let parts = [(&keys_out, 0, len), (&values_out, 0, len), (&count, 0, 1)];
+            let got = submit_and_read(&gpu, encoder, &parts);
+            let kept = got[2 * len] as usize;
+            assert_eq!(
+                kept,
+                want_keys.len(),
+                "subgroups {subgroups}, vec4 {vec4}: count"
+            );
+            assert!(
+                got[..kept] == want_keys[..],
+                "subgroups {subgroups}, vec4 {vec4}: keys"
+            );
+            assert!(
+                got[len..len + kept] == want_index[..],
+                "subgroups {subgroups}, vec4 {vec4}: values"
+            );
+        }
+        assert!(layouts.contains(&false) && layouts.contains(&true));
+    }
+}

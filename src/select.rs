@@ -131,6 +131,19 @@ impl SelectConfig {
         tuning::SELECT_WORKGROUP as usize * tuning::select_items(key.size()) as usize
     }
 
+    /// The decoupled fallback with no patience (tests): every tile whose look-back does not end
+    /// at once computes its predecessors' counts from their input.
+    #[cfg(test)]
+    pub(crate) fn impatient(subgroups: bool) -> SelectConfig {
+        SelectConfig {
+            subgroups,
+            look_back: LookBack {
+                wait: false,
+                spins: 0,
+            },
+        }
+    }
+
     /// Every configuration a device may build, for the kernel tests.
     #[cfg(test)]
     fn all() -> Vec<SelectConfig> {
@@ -153,7 +166,12 @@ impl SelectConfig {
 /// Whether `len` keys of type `key` at the start of `keys` may be bound as whole vec4s
 /// (lib/select_io/vec4.wgsl): 4-byte keys, with the buffer, and a binding of at most
 /// `max_binding` bytes, holding their length rounded up to a multiple of 4.
-fn keys_as_vec4(key: KeyType, keys: &wgpu::Buffer, len: usize, max_binding: u64) -> bool {
+pub(crate) fn keys_as_vec4(
+    key: KeyType,
+    keys: &wgpu::Buffer,
+    len: usize,
+    max_binding: u64,
+) -> bool {
     let bytes = whole_vec4_bytes(len);
     key.size() == 4 && len > 0 && bytes <= keys.size() && bytes <= max_binding
 }
@@ -389,7 +407,7 @@ pub(crate) fn configurations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_buffers::{submit_and_read, upload};
+    use crate::test_buffers::upload;
 
     /// Keys bind as vec4s only where the buffer and a binding hold their length rounded up to 4.
     #[test]
@@ -404,79 +422,5 @@ mod tests {
         let odd = upload(&gpu, &[0; 7]);
         assert!(!keys_as_vec4(KeyType::I32, &odd, 7, 1 << 20));
         assert!(keys_as_vec4(KeyType::I32, &odd, 4, 1 << 20));
-    }
-
-    /// The decoupled fallback with no patience: every tile whose look-back does not end at once
-    /// counts its predecessors' kept keys from their input. Dedup, with values, must not change,
-    /// with and without subgroups.
-    #[test]
-    fn fallback_gives_the_same_selection() {
-        let gpu = Gpu::new().expect("an adapter (lavapipe in CI)");
-        let len = 300_007;
-        let keys: Vec<u32> = (0..len as u32)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 28) + i / 5)
-            .collect();
-        let index: Vec<u32> = (0..len as u32).collect();
-        let (want_keys, want_index) = crate::cpu::dedup_pairs(&keys, &index, false);
-        let upload = |words: &[u32]| upload(&gpu, words);
-        // The keys bound one an element, and (the buffer padded to whole vec4s) four at once.
-        let padded: Vec<u32> = keys.iter().copied().chain([0; 3]).collect();
-        let values_in = upload(&index);
-        let (keys_out, values_out, count) = (upload(&index), upload(&index), upload(&[7]));
-        let scratch = gpu.create_scratch();
-        let mut layouts = Vec::new();
-        for (subgroups, keys_in) in [false, gpu.has_subgroups()]
-            .into_iter()
-            .flat_map(|subgroups| [(subgroups, upload(&keys)), (subgroups, upload(&padded))])
-        {
-            let vec4 = keys_as_vec4(KeyType::U32, &keys_in, len, gpu.max_binding_bytes());
-            layouts.push(vec4);
-            let config = SelectConfig {
-                subgroups,
-                look_back: LookBack {
-                    wait: false,
-                    spins: 0,
-                },
-            };
-            let op = Specialization {
-                params: Vec::new(),
-                constants: vec![("KEEP_LAST", 0)],
-                with_values: false,
-            };
-            let selection = Selection {
-                keys: (&keys_in, len),
-                other: None,
-                out: &keys_out,
-                values: Some([&values_in, &values_out]),
-                count: &count,
-            };
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            let kernel = (&crate::dedup::DEDUP, &op, config);
-            gpu.record_selection(
-                &mut encoder,
-                &scratch,
-                kernel,
-                &selection,
-                (KeyType::U32, 4),
-            )
-            .expect("recorded");
-            let parts = [(&keys_out, 0, len), (&values_out, 0, len), (&count, 0, 1)];
-            let got = submit_and_read(&gpu, encoder, &parts);
-            let kept = got[2 * len] as usize;
-            assert_eq!(
-                kept,
-                want_keys.len(),
-                "subgroups {subgroups}, vec4 {vec4}: count"
-            );
-            assert!(
-                got[..kept] == want_keys[..],
-                "subgroups {subgroups}, vec4 {vec4}: keys"
-            );
-            assert!(
-                got[len..len + kept] == want_index[..],
-                "subgroups {subgroups}, vec4 {vec4}: values"
-            );
-        }
-        assert!(layouts.contains(&false) && layouts.contains(&true));
     }
 }
