@@ -43,6 +43,14 @@ pub(crate) struct LookBack {
 }
 
 impl LookBack {
+    /// The decoupled fallback with no patience (tests): every look-back not done at once
+    /// computes its predecessors' values from their input.
+    #[cfg(test)]
+    pub(crate) const IMPATIENT: LookBack = LookBack {
+        wait: false,
+        spins: 0,
+    };
+
     /// The override constants `MODE` and `SPINS`.
     pub(crate) fn constants(self) -> [(&'static str, u32); 2] {
         let mode = if self.wait {

@@ -131,16 +131,12 @@ impl SelectConfig {
         tuning::SELECT_WORKGROUP as usize * tuning::select_items(key.size()) as usize
     }
 
-    /// The decoupled fallback with no patience (tests): every tile whose look-back does not end
-    /// at once computes its predecessors' counts from their input.
+    /// A selection with no patience in its look-back (tests; `LookBack::IMPATIENT`).
     #[cfg(test)]
     pub(crate) fn impatient(subgroups: bool) -> SelectConfig {
         SelectConfig {
             subgroups,
-            look_back: LookBack {
-                wait: false,
-                spins: 0,
-            },
+            look_back: LookBack::IMPATIENT,
         }
     }
 

@@ -803,10 +803,7 @@ mod tests {
             let mut plan = gpu
                 .plan_set(operation, KeyType::U32, (m, n), 4, Order::Ascending)
                 .expect("planned");
-            plan.kernel.look_back = LookBack {
-                wait: false,
-                spins: 0,
-            };
+            plan.kernel.look_back = LookBack::IMPATIENT;
             plan.kernel.subgroups = subgroups;
             let arrays = SetArrays {
                 a: &a_keys,

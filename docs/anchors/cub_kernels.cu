@@ -23,19 +23,24 @@ struct Less {
     __device__ bool operator()(unsigned a, unsigned b) const { return a < b; }
 };
 
-// Thrust's set operations and CUB's merge of two sorted halves of uniform random keys, and CUB's
-// Unique of the dedup input.
-void toolkit(size_t n) {
-    size_t m = n / 2;
-    std::vector<unsigned> h(n), d(n);
+// n keys from xorshift64 (the same seed every run), each reduced by `mod` where it is not 0.
+std::vector<unsigned> random_keys(size_t n, unsigned long long mod) {
+    std::vector<unsigned> keys(n);
     unsigned long long s = 88172645463325252ull;
     for (size_t i = 0; i < n; i++) {
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
-        h[i] = unsigned(s);
-        d[i] = unsigned(s % (n / 4));
+        keys[i] = unsigned(mod ? s % mod : s);
     }
+    return keys;
+}
+
+// Thrust's set operations and CUB's merge of two sorted halves of uniform random keys, and CUB's
+// Unique of the dedup input.
+void toolkit(size_t n) {
+    size_t m = n / 2;
+    std::vector<unsigned> h = random_keys(n, 0), d = random_keys(n, n / 4);
     std::sort(h.begin(), h.begin() + m);
     std::sort(h.begin() + m, h.end());
     std::sort(d.begin(), d.end());
@@ -72,14 +77,7 @@ int main(int argc, char** argv) {
         printf("done 2^%d toolkit\n", lg);
         return 0;
     }
-    std::vector<unsigned> h(n);
-    unsigned long long s = 88172645463325252ull;
-    for (size_t i = 0; i < n; i++) {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        h[i] = unsigned(s);
-    }
+    std::vector<unsigned> h = random_keys(n, 0);
     unsigned *in, *out;
     cudaMalloc(&in, n * 4);
     cudaMalloc(&out, n * 4);
