@@ -10,7 +10,8 @@
 # this script; copy its cub*.txt from $OUT into .bin/ before call 2, which reads them from there
 # and also runs docs/anchors/cub_unique.cu (dedup's anchor). Each group runs in a time box and
 # writes its rows to stderr as they are measured, so a group cut short keeps what it measured.
-# What comes back: $OUT/log-GROUP.txt and $OUT/json-GROUP.tgz (one benchmark JSON per group).
+# What comes back: $OUT/log-SET.txt and $OUT/json-SET.tgz (SET the argument; one benchmark JSON
+# per group inside, which `bench --input` prints).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 which=${1:?usage: device-bench.sh merge-and-sorts|toolkit}
